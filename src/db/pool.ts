@@ -1,0 +1,39 @@
+import pg from 'pg';
+import type { Logger } from '../logger.ts';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+/** A pool or a client already in a transaction: every query function takes either. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+// Bigint columns (cents, ids) come back as JS numbers: Tally's amounts stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function createPool(connectionString: string, log: Logger, max = 10): Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    // Fail fast so the webhook answers 503 well inside the provider's 5 s deadline.
+    connectionTimeoutMillis: 2_000,
+    statement_timeout: 10_000,
+    application_name: 'tally',
+  });
+  pool.on('error', (err) => log.error(err, 'idle database client failed'));
+  return pool;
+}
+
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    client.release();
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    // A client that failed mid-transaction may hold a broken connection: discard it.
+    client.release(true);
+    throw err;
+  }
+}

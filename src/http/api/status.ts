@@ -1,0 +1,23 @@
+import express, { type Router } from 'express';
+import { countEventsByStatus } from '../../db/countEventsByStatus.ts';
+import { countQueuedJobs } from '../../db/countQueuedJobs.ts';
+import type { AppDeps } from '../app.ts';
+import { single } from './envelope.ts';
+
+export function statusRoutes(deps: AppDeps): Router {
+  const router = express.Router();
+  router.get('/status', async (_req, res) => {
+    const [events, queued] = await Promise.all([countEventsByStatus(deps.pool), countQueuedJobs(deps.pool)]);
+    res.json(
+      single('status', null, {
+        unprocessed_events: events.received,
+        queued_jobs: [...queued.values()].reduce((sum, count) => sum + count, 0),
+        quarantined_events: events.quarantined,
+        failed_events: events.failed,
+        conflicting_events: events.conflicts,
+        last_fee_sync_at: null,
+      }),
+    );
+  });
+  return router;
+}

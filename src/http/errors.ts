@@ -1,0 +1,49 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../logger.ts';
+
+/** An error whose status, code and message are safe to show the client. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+// body-parser's own errors carry a `type`; these are the client's fault and safe to name.
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  'entity.too.large': [413, 'payload_too_large', 'body exceeds 1 MiB'],
+  'request.aborted': [400, 'request_aborted', 'request body was not completely received'],
+  'request.size.invalid': [400, 'request_size_invalid', 'body length does not match Content-Length'],
+  'encoding.unsupported': [415, 'encoding_unsupported', 'unsupported content encoding'],
+  'charset.unsupported': [415, 'charset_unsupported', 'unsupported charset'],
+  'entity.parse.failed': [400, 'invalid_json', 'body is not valid JSON'],
+};
+
+export const notFound: RequestHandler = (_req, res) => {
+  res.status(404).json(errorBody('resource_not_found', 'no such endpoint'));
+};
+
+/** The one error handler: known errors answer with their own words, anything else is logged and hidden. */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof HttpError) {
+      if (err.status >= 500) log.error(err.cause ?? err, `${req.method} ${req.path} failed: ${err.message}`);
+      res.status(err.status).json(errorBody(err.code, err.message));
+      return;
+    }
+    const known = typeof err?.type === 'string' ? CLIENT_ERRORS[err.type] : undefined;
+    if (known) {
+      res.status(known[0]).json(errorBody(known[1], known[2]));
+      return;
+    }
+    log.error(err, `${req.method} ${req.path} failed`);
+    res.status(500).json(errorBody('internal_server_error', 'unexpected error'));
+  };
+}

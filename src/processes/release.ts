@@ -1,0 +1,27 @@
+import { migrate } from '../db/migrate.ts';
+import { createLogger } from '../logger.ts';
+import { createBoss } from '../queue/boss.ts';
+import { loadConfigOrExit } from './runtime.ts';
+
+/** Applies Tally's migrations and installs pg-boss's schema: the Procfile's `release` step. */
+export async function release(connectionString: string, log = createLogger('info')): Promise<void> {
+  await migrate(connectionString, log);
+  // pg-boss creates or upgrades its own schema on start, under its own lock.
+  const boss = createBoss(connectionString, log, { max: 1 });
+  await boss.start();
+  await boss.stop({ graceful: false });
+}
+
+if (import.meta.main) {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL);
+  if (!config.DATABASE_URL) {
+    log.fatal('DATABASE_URL is not set: `npm run migrate` needs the database to migrate (npm start migrates its embedded one)');
+    process.exit(1);
+  }
+  await release(config.DATABASE_URL, log).catch((err: unknown) => {
+    log.fatal(err, 'release failed');
+    process.exit(1);
+  });
+  log.info('release done');
+}

@@ -1,0 +1,76 @@
+import { jobs } from '../../jobs/index.ts';
+import { ConfigError, type Config, loadConfig } from '../config.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { createLogger, type Logger } from '../logger.ts';
+import { type Boss, createBoss, createQueues } from '../queue/boss.ts';
+
+export type Runtime = { config: Config; log: Logger; pool: Pool; boss: Boss; close: () => Promise<void> };
+
+/** Reads the configuration or exits listing every problem: a bad config never half-starts. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Opens the pool and pg-boss against a migrated database and makes sure every queue exists. */
+export async function openRuntime(config: Config, log: Logger, connectionString: string): Promise<Runtime> {
+  const pool = createPool(connectionString, log);
+  const boss = createBoss(connectionString, log);
+  await boss.start();
+  await createQueues(boss, jobs);
+  return {
+    config,
+    log,
+    pool,
+    boss,
+    close: async () => {
+      await boss.stop({ graceful: true, timeout: 20_000 });
+      await pool.end();
+    },
+  };
+}
+
+
+
+/** Runs the shutdown steps once, in order, on SIGINT or SIGTERM; a second signal exits at once. */
+export function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    for (const step of steps) {
+      await step().catch((err: unknown) => log.error(err, 'shutdown step failed'));
+    }
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/** Entry point of a single Procfile role (web, worker, clock) against DATABASE_URL. */
+export async function runRole(role: string, start: (runtime: Runtime) => Promise<(() => Promise<void>) | undefined>) {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL).child({ role });
+  if (!config.DATABASE_URL) {
+    log.fatal(`DATABASE_URL is not set: the ${role} process needs one (use npm start for the all-in-one local run)`);
+    process.exit(1);
+  }
+  try {
+    const runtime = await openRuntime(config, log, config.DATABASE_URL);
+    const stop = await start(runtime);
+    onShutdown(log, [...(stop ? [stop] : []), runtime.close]);
+  } catch (err) {
+    log.fatal(err, `${role} failed to start`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,16 @@
+import { jobs } from '../../jobs/index.ts';
+import { startWorkers } from '../queue/workers.ts';
+import { type Runtime, runRole } from './runtime.ts';
+
+/** The worker role: a pg-boss worker for every queue in jobs/index.ts. */
+export async function startWorker(runtime: Runtime): Promise<void> {
+  await startWorkers({ ...runtime, now: () => new Date() }, jobs);
+  runtime.log.info({ queues: jobs.map((job) => job.name) }, 'worker started');
+}
+
+if (import.meta.main) {
+  await runRole('worker', async (runtime) => {
+    await startWorker(runtime);
+    return undefined;
+  });
+}

@@ -1,0 +1,29 @@
+import type { Queue } from 'pg-boss';
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { Boss } from './boss.ts';
+
+export type JobContext = {
+  pool: Pool;
+  boss: Boss;
+  config: Config;
+  log: Logger;
+  now: () => Date;
+};
+
+/** One pg-boss queue: `jobs/<name>.ts` exports one of these. */
+export type JobDefinition<Payload = unknown> = {
+  name: string;
+  payloadSchema: z.ZodType<Payload>;
+  /** Queue options: retries, back-off, expiry. */
+  queue?: Omit<Queue, 'name'>;
+  /** True for jobs that `POST /api/jobs/:name` and the clock may start with no payload. */
+  scheduled?: boolean;
+  handle: (payload: Payload, context: JobContext, jobId: string) => Promise<void>;
+};
+
+export function defineJob<Payload>(job: JobDefinition<Payload>): JobDefinition<Payload> {
+  return job;
+}

@@ -1,0 +1,67 @@
+import { Writable } from 'node:stream';
+import { jobs as allJobs } from '../../jobs/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createPool } from '../../src/db/pool.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createMetrics } from '../../src/http/metrics.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createBoss, createQueues } from '../../src/queue/boss.ts';
+import type { JobDefinition } from '../../src/queue/job.ts';
+import { createTestDatabase } from './database.ts';
+
+export const SECRETS = ['whsec_current_0123456789', 'whsec_previous_0123456789'] as const;
+export const API_TOKEN = 'test-api-token-0123456789';
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** The real app on its own cloned database; logs are kept in memory so tests can read them. */
+export async function startTestApp(
+  options: {
+    env?: Record<string, string | undefined>;
+    now?: () => Date;
+    jobs?: readonly JobDefinition[];
+    databaseUrl?: string;
+    poolUrl?: string;
+  } = {},
+) {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_SECRETS: SECRETS.join(','),
+    API_TOKEN,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const logLines: string[] = [];
+  const log = createLogger(
+    config.LOG_LEVEL,
+    new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const pool = createPool(options.poolUrl ?? databaseUrl, log);
+  const boss = createBoss(databaseUrl, log);
+  await boss.start();
+  const jobs = options.jobs ?? allJobs;
+  await createQueues(boss, jobs);
+  const now = options.now ?? (() => new Date());
+  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool), jobs, now });
+  return {
+    app,
+    pool,
+    boss,
+    log,
+    config,
+    databaseUrl,
+    logLines,
+    jobs,
+    now,
+    close: async () => {
+      await boss.stop({ graceful: false });
+      await pool.end();
+    },
+  };
+}

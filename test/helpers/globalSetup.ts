@@ -1,0 +1,35 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { createLogger } from '../../src/logger.ts';
+import { release } from '../../src/processes/release.ts';
+
+export const TEMPLATE_DATABASE = 'tally_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    serverUrl: string;
+  }
+}
+
+/** One real Postgres for the whole run; a migrated template database that every test file clones. */
+export default async function setup(project: TestProject) {
+  const log = createLogger('warn');
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-test-'));
+  // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.
+  await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
+  const database = await startEmbeddedPostgres(dataDir, log);
+  const admin = new pg.Client({ connectionString: database.connectionString });
+  await admin.connect();
+  await admin.query(`create database ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log);
+  project.provide('serverUrl', database.connectionString.replace(/\/postgres$/, ''));
+  return async () => {
+    await database.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
+import { sign } from '../src/webhooks/signature.ts';
+import { SECRETS, startTestApp, type TestApp } from './helpers/app.ts';
+import { paymentEvent, postSigned, unixSeconds } from './helpers/deliveries.ts';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.pool.query('truncate events cascade');
+  await t.pool.query(`delete from pgboss.job where name = 'process-event'`);
+});
+
+const countEvents = async () => (await t.pool.query('select count(*)::int as n from events')).rows[0].n as number;
+const queuedJobs = async () =>
+  (await t.pool.query(`select data from pgboss.job where name = 'process-event' order by created_on`)).rows.map(
+    (row) => row.data as { id: number },
+  );
+
+describe('a signed delivery', () => {
+  it('is stored with its envelope fields and raw bytes, and one processing job is queued for it', async () => {
+    const event = paymentEvent();
+    const raw = JSON.stringify(event);
+    const response = await postSigned(t.app, raw);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ received: true, event_id: event.id, duplicate: false });
+
+    const { rows } = await t.pool.query('select * from events');
+    expect(rows).toHaveLength(1);
+    const row = rows[0];
+    expect(row).toMatchObject({
+      event_id: event.id,
+      event_name: 'payment.created',
+      account_id: 'acc_sub_1',
+      account_type: 'test',
+      status: 'received',
+      quarantine_reason: null,
+    });
+    expect(row.raw_body.toString('utf8')).toBe(raw);
+    expect(row.body_sha256.equals(createHash('sha256').update(raw).digest())).toBe(true);
+    expect(row.body).toEqual(event);
+    expect(Object.keys(row.headers)).toEqual(expect.arrayContaining(['justifi-timestamp', 'justifi-signature']));
+    expect(await queuedJobs()).toEqual([{ id: row.id }]);
+  });
+
+  it('signed with the previous (rotated) secret is accepted', async () => {
+    const response = await postSigned(t.app, paymentEvent(), { secret: SECRETS[1] });
+    expect(response.status).toBe(200);
+  });
+
+  it('with an ISO-8601 timestamp header is accepted', async () => {
+    const response = await postSigned(t.app, paymentEvent(), { timestamp: new Date().toISOString() });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('the provider SDK test vector', () => {
+  const vector = JSON.parse(readFileSync(new URL('../../shared/provider/sdk-signature-vector.jsonl', import.meta.url), 'utf8'));
+  const at2022 = () => new Date('2022-11-10T23:29:30Z');
+
+  it('is accepted with secret justifi-test-key, byte for byte', async () => {
+    const vectorApp = await startTestApp({ env: { WEBHOOK_SECRETS: 'justifi-test-key' }, now: at2022 });
+    try {
+      const response = await postSigned(vectorApp.app, vector.body, {
+        timestamp: vector.headers['justifi-timestamp'],
+        signature: vector.headers['justifi-signature'],
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.event_id).toBe('evt_123abc');
+      const { rows } = await vectorApp.pool.query('select raw_body from events');
+      expect(rows[0].raw_body.toString('utf8')).toBe(vector.body);
+    } finally {
+      await vectorApp.close();
+    }
+  });
+
+  it('is refused with another secret or with one byte of the body changed', async () => {
+    const vectorApp = await startTestApp({ env: { WEBHOOK_SECRETS: 'not-the-test-key' }, now: at2022 });
+    const headers = { timestamp: vector.headers['justifi-timestamp'], signature: vector.headers['justifi-signature'] };
+    try {
+      expect((await postSigned(vectorApp.app, vector.body, headers)).status).toBe(401);
+    } finally {
+      await vectorApp.close();
+    }
+    const right = await startTestApp({ env: { WEBHOOK_SECRETS: 'justifi-test-key' }, now: at2022 });
+    try {
+      const altered = vector.body.replace('"amount":15152', '"amount":15153');
+      expect(altered).not.toBe(vector.body);
+      expect((await postSigned(right.app, altered, headers)).status).toBe(401);
+      expect((await right.pool.query('select count(*)::int as n from events')).rows[0].n).toBe(0);
+    } finally {
+      await right.close();
+    }
+  });
+});
+
+describe('an unsigned or badly signed delivery gets 401 and nothing is stored', () => {
+  const raw = JSON.stringify(paymentEvent());
+  const now = unixSeconds();
+  test.each([
+    ['no signature headers', () => request(t.app).post('/webhooks').send(raw)],
+    ['a timestamp but no signature', () => request(t.app).post('/webhooks').set('JUSTIFI-TIMESTAMP', now).send(raw)],
+    ['the wrong secret', () => postSigned(t.app, raw, { secret: 'whsec_wrong' })],
+    ['a tampered body', () => postSigned(t.app, raw, { signature: sign(SECRETS[0], now, raw.replace('1234', '1235')), timestamp: now })],
+    ['a whitespace change in the body', () => postSigned(t.app, raw, { signature: sign(SECRETS[0], now, raw.replace(',', ', ')), timestamp: now })],
+    ['a signature over another timestamp', () => postSigned(t.app, raw, { signature: sign(SECRETS[0], String(Number(now) - 1), raw), timestamp: now })],
+    ['a timestamp older than the tolerance', () => postSigned(t.app, raw, { timestamp: unixSeconds(new Date(Date.now() - 172_801_000)) })],
+    ['a timestamp further ahead than the tolerance', () => postSigned(t.app, raw, { timestamp: unixSeconds(new Date(Date.now() + 172_801_000)) })],
+    ['an unreadable timestamp', () => postSigned(t.app, raw, { timestamp: 'yesterday' })],
+    ['a signature that is not hex', () => postSigned(t.app, raw, { signature: 'z'.repeat(64) })],
+  ])('%s', async (_name, send) => {
+    const response = await send();
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('signature_invalid');
+    expect(await countEvents()).toBe(0);
+    expect(await queuedJobs()).toEqual([]);
+  });
+});
+
+describe('bodies that are not a valid envelope', () => {
+  it('signed but not JSON gets 400 and nothing is stored', async () => {
+    const response = await postSigned(t.app, '{"id": "evt_1", ');
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_json');
+    expect(await countEvents()).toBe(0);
+  });
+
+  it('signed but not valid UTF-8 gets 400', async () => {
+    const response = await postSigned(t.app, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
+    expect(response.status).toBe(400);
+  });
+
+  it('larger than 1 MiB gets 413 and nothing is stored', async () => {
+    const big = JSON.stringify(paymentEvent({ padding: 'x'.repeat(1024 * 1024) }));
+    const response = await postSigned(t.app, big);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('payload_too_large');
+    expect(await countEvents()).toBe(0);
+  });
+
+  it('signed JSON that fails the envelope schema is quarantined, acknowledged, and stored once', async () => {
+    const { account_type: _dropped, ...invalid } = paymentEvent();
+    const first = await postSigned(t.app, invalid);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ received: true, event_id: null, duplicate: false });
+    const again = await postSigned(t.app, invalid);
+    expect(again.body.duplicate).toBe(true);
+
+    const { rows } = await t.pool.query('select status, quarantine_reason, body, raw_body from events');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].status).toBe('quarantined');
+    expect(rows[0].quarantine_reason).toContain('account_type');
+    expect(rows[0].body).toBeNull();
+    expect(rows[0].raw_body.toString()).toBe(JSON.stringify(invalid));
+    expect(await queuedJobs()).toEqual([]);
+  });
+
+  it('signed JSON holding a NUL character is quarantined rather than refused by Postgres', async () => {
+    const response = await postSigned(t.app, paymentEvent({ data: { note: 'a\u0000b' } }));
+    expect(response.status).toBe(200);
+    const { rows } = await t.pool.query('select status, quarantine_reason from events');
+    expect(rows[0]).toEqual({ status: 'quarantined', quarantine_reason: 'contains a NUL character' });
+  });
+});
+
+describe('redeliveries', () => {
+  it('a duplicate delivery is acknowledged and stored once, with one job', async () => {
+    const event = paymentEvent();
+    const raw = JSON.stringify(event);
+    expect((await postSigned(t.app, raw)).body.duplicate).toBe(false);
+    // The provider re-signs a retry with a new timestamp; the body is the same.
+    const retry = await postSigned(t.app, raw, { timestamp: unixSeconds(new Date(Date.now() + 60_000)) });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ received: true, event_id: event.id, duplicate: true });
+    expect(await countEvents()).toBe(1);
+    expect(await queuedJobs()).toHaveLength(1);
+  });
+
+  it('the same event posted 20 times at once is stored once with one job', async () => {
+    const raw = JSON.stringify(paymentEvent());
+    const responses = await Promise.all(Array.from({ length: 20 }, () => postSigned(t.app, raw)));
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    expect(responses.filter((response) => response.body.duplicate === false)).toHaveLength(1);
+    expect(await countEvents()).toBe(1);
+    expect(await queuedJobs()).toHaveLength(1);
+  });
+
+  it('the same id with a different body is kept aside as a conflict; the first body stays', async () => {
+    const event = paymentEvent();
+    await postSigned(t.app, event);
+    const changed = { ...event, data: { ...event.data, amount: 9999 } };
+    const response = await postSigned(t.app, changed);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ received: true, event_id: event.id, duplicate: false });
+    await postSigned(t.app, changed);
+
+    const stored = await t.pool.query('select body from events');
+    expect(stored.rows.map((row) => row.body.data.amount)).toEqual([1234]);
+    const conflicts = await t.pool.query('select event_id, raw_body from event_conflicts');
+    expect(conflicts.rows).toHaveLength(1);
+    expect(conflicts.rows[0].raw_body.toString()).toBe(JSON.stringify(changed));
+    expect(await queuedJobs()).toHaveLength(1);
+  });
+});
+
+describe('metrics', () => {
+  it('count deliveries by outcome and time the acknowledgement', async () => {
+    await postSigned(t.app, paymentEvent());
+    await postSigned(t.app, paymentEvent(), { secret: 'wrong' });
+    const response = await request(t.app).get('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.text).toMatch(/tally_webhook_deliveries_total\{outcome="accepted"\} \d+/);
+    expect(response.text).toMatch(/tally_webhook_deliveries_total\{outcome="unauthorized"\} \d+/);
+    expect(response.text).toMatch(/tally_webhook_ack_seconds_count\{status="200"\} \d+/);
+    expect(response.text).toMatch(/tally_queue_depth\{queue="process-event"\} 1/);
+  });
+});
