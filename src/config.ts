@@ -12,58 +12,41 @@ const commaList = z
   )
   .pipe(z.array(z.string()).min(1, 'needs at least one value'));
 
-const hoursList = commaList.pipe(z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)));
+const hoursList = commaList.pipe(
+  z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)),
+);
 
 const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
-export const configSchema = z
-  .object({
-    /** Postgres connection string. Unset: `npm start` runs an embedded Postgres under `.data/`. */
-    DATABASE_URL: optionalText,
-    /** HTTP port of the web process. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    /** Comma-separated webhook signing secrets; any one verifies (rotation). Required with DATABASE_URL. */
-    WEBHOOK_SECRETS: commaList.optional(),
-    /** Accepted age of JUSTIFI-TIMESTAMP, both ways. 48 h: wider than the provider's 24 h retry window. */
-    WEBHOOK_TOLERANCE_SECONDS: integer(172_800),
-    /** Bearer token for /api/*. Unset: the API answers 404 (disabled), never open. */
-    API_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-    /** Provider API base address for fee configuration sync. */
-    PROVIDER_BASE_URL: optionalText.pipe(z.url().optional()),
-    /** OAuth client id for the provider API. Unset: fee configuration sync is disabled. */
-    PROVIDER_CLIENT_ID: optionalText,
-    /** OAuth client secret for the provider API. */
-    PROVIDER_CLIENT_SECRET: optionalText,
-    /** Slack-compatible incoming webhook for ops alerts. Unset: alerts are logged and listed only. */
-    ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
-    /** Hours before a 7-day authorization expires at which to alert, comma separated. */
-    CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
-    /** Directory reports are also written to. Unset: reports live in the database only. */
-    REPORTS_DIR: optionalText,
-    /** pino level. */
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  })
-  .superRefine((config, ctx) => {
-    if (config.DATABASE_URL !== undefined && config.WEBHOOK_SECRETS === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['WEBHOOK_SECRETS'],
-        message: 'is required when DATABASE_URL is set',
-      });
-    }
-    const credentials = [config.PROVIDER_CLIENT_ID, config.PROVIDER_CLIENT_SECRET, config.PROVIDER_BASE_URL];
-    const given = credentials.filter((value) => value !== undefined).length;
-    if (given !== 0 && given !== credentials.length) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PROVIDER_CLIENT_ID'],
-        message: 'PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are set together or not at all',
-      });
-    }
-  });
+export const configSchema = z.object({
+  /** Postgres connection string. Unset: `npm start` runs an embedded Postgres under `.data/`. */
+  DATABASE_URL: optionalText,
+  /** HTTP port of the web process. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Comma-separated webhook signing secrets; any one verifies (rotation). Required with DATABASE_URL. */
+  WEBHOOK_SECRETS: commaList.optional(),
+  /** Accepted age of JUSTIFI-TIMESTAMP, both ways. 48 h: wider than the provider's 24 h retry window. */
+  WEBHOOK_TOLERANCE_SECONDS: integer(172_800),
+  /** Bearer token for /api/*. Unset: the API answers 404 (disabled), never open. */
+  API_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Provider API base address for fee configuration sync. */
+  PROVIDER_BASE_URL: optionalText.pipe(z.url().optional()),
+  /** OAuth client id for the provider API. Unset: fee configuration sync is disabled. */
+  PROVIDER_CLIENT_ID: optionalText,
+  /** OAuth client secret for the provider API. */
+  PROVIDER_CLIENT_SECRET: optionalText,
+  /** Slack-compatible incoming webhook for ops alerts. Unset: alerts are logged and listed only. */
+  ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
+  /** Hours before a 7-day authorization expires at which to alert, comma separated. */
+  CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
+  /** Directory reports are also written to. Unset: reports live in the database only. */
+  REPORTS_DIR: optionalText,
+  /** pino level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
@@ -78,10 +61,25 @@ export class ConfigError extends Error {
 /** Parses the environment once; every problem is reported, each naming its variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = configSchema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
-    );
-  }
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
+  problems.push(...crossFieldProblems(env));
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(result.data);
+}
+
+// Checked on the raw values so they are reported together with the per-field problems.
+function crossFieldProblems(env: Record<string, string | undefined>): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  if (set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
+    problems.push('WEBHOOK_SECRETS: is required when DATABASE_URL is set');
+  }
+  const provider = ['PROVIDER_BASE_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET'];
+  const given = provider.filter(set).length;
+  if (given !== 0 && given !== provider.length) {
+    problems.push(`PROVIDER_CLIENT_ID: ${provider.join(', ')} are set together or not at all`);
+  }
+  return problems;
 }

@@ -57,12 +57,23 @@ async function stopOrphanedPostmaster(databaseDir: string, log: Logger): Promise
   const pidFile = await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => null);
   const pid = Number(pidFile?.split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const parent = await parentPid(pid);
+  if (parent !== null && parent > 1 && isAlive(parent)) {
+    throw new Error(`${databaseDir} is in use by a running Tally (process ${parent}); stop it first`);
+  }
   log.warn({ pid }, 'stopping a postgres left running by an earlier run');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (isAlive(pid)) throw new Error(`postgres ${pid} from an earlier run did not stop; stop it and retry`);
+}
+
+async function parentPid(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  // Fields after the parenthesised command name: state, then the parent pid.
+  const ppid = stat ? Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) : Number.NaN;
+  return Number.isInteger(ppid) ? ppid : null;
 }
 
 function isAlive(pid: number): boolean {
@@ -80,7 +91,9 @@ function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

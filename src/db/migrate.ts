@@ -26,7 +26,11 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 }
 
 /** Applies pending migrations in order, each in its own transaction, under an advisory lock. */
-export async function migrate(connectionString: string, log: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(
+  connectionString: string,
+  log: Logger,
+  dir = MIGRATIONS_DIR,
+): Promise<string[]> {
   const migrations = await readMigrations(dir);
   const client = new pg.Client({ connectionString, application_name: 'tally-migrate' });
   await client.connect();

@@ -30,7 +30,13 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(webhookRoutes(deps));
   app.use(healthRoutes(deps));
-  app.use('/api', requireApiToken(deps.config.API_TOKEN), statusRoutes(deps), eventRoutes(deps), jobRoutes(deps));
+  app.use(
+    '/api',
+    requireApiToken(deps.config.API_TOKEN),
+    statusRoutes(deps),
+    eventRoutes(deps),
+    jobRoutes(deps),
+  );
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

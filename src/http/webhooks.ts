@@ -45,15 +45,17 @@ export function webhookRoutes(deps: AppDeps): Router {
     }
 
     const event = toNewEvent(req, rawBody, body, receivedAt);
-    const outcome = await withTransaction(deps.pool, (client) => storeDelivery(client, deps.boss, event)).catch(
-      (err: unknown) => {
-        deps.metrics.deliveries.inc({ outcome: 'unavailable' });
-        throw new HttpError(503, 'storage_unavailable', 'delivery not stored; retry later', { cause: err });
-      },
-    );
+    const outcome = await withTransaction(deps.pool, (client) =>
+      storeDelivery(client, deps.boss, event),
+    ).catch((err: unknown) => {
+      deps.metrics.deliveries.inc({ outcome: 'unavailable' });
+      throw new HttpError(503, 'storage_unavailable', 'delivery not stored; retry later', { cause: err });
+    });
     deps.metrics.deliveries.inc({ outcome });
-    if (outcome === 'quarantined') deps.log.warn({ eventId: event.eventId, reason: event.quarantineReason }, 'delivery quarantined');
-    if (outcome === 'conflict') deps.log.warn({ eventId: event.eventId }, 'event id redelivered with a different body');
+    if (outcome === 'quarantined')
+      deps.log.warn({ eventId: event.eventId, reason: event.quarantineReason }, 'delivery quarantined');
+    if (outcome === 'conflict')
+      deps.log.warn({ eventId: event.eventId }, 'event id redelivered with a different body');
     res.status(200).json({ received: true, event_id: event.eventId, duplicate: outcome === 'duplicate' });
   });
   return router;

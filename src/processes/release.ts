@@ -16,7 +16,9 @@ if (import.meta.main) {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
   if (!config.DATABASE_URL) {
-    log.fatal('DATABASE_URL is not set: `npm run migrate` needs the database to migrate (npm start migrates its embedded one)');
+    log.fatal(
+      'DATABASE_URL is not set: `npm run migrate` needs the database to migrate (npm start migrates its embedded one)',
+    );
     process.exit(1);
   }
   await release(config.DATABASE_URL, log).catch((err: unknown) => {

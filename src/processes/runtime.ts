@@ -1,5 +1,5 @@
 import { jobs } from '../../jobs/index.ts';
-import { ConfigError, type Config, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { type Boss, createBoss, createQueues } from '../queue/boss.ts';
@@ -35,8 +35,6 @@ export async function openRuntime(config: Config, log: Logger, connectionString:
   };
 }
 
-
-
 /** Runs the shutdown steps once, in order, on SIGINT or SIGTERM; a second signal exits at once. */
 export function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
   let stopping = false;
@@ -58,11 +56,16 @@ export function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
 }
 
 /** Entry point of a single Procfile role (web, worker, clock) against DATABASE_URL. */
-export async function runRole(role: string, start: (runtime: Runtime) => Promise<(() => Promise<void>) | undefined>) {
+export async function runRole(
+  role: string,
+  start: (runtime: Runtime) => Promise<(() => Promise<void>) | undefined>,
+) {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL).child({ role });
   if (!config.DATABASE_URL) {
-    log.fatal(`DATABASE_URL is not set: the ${role} process needs one (use npm start for the all-in-one local run)`);
+    log.fatal(
+      `DATABASE_URL is not set: the ${role} process needs one (use npm start for the all-in-one local run)`,
+    );
     process.exit(1);
   }
   try {

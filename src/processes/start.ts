@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { LOCAL_DATABASE_FILE } from '../cli/database.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { startClock } from './clock.ts';
@@ -19,17 +20,31 @@ async function main() {
   const config = loadConfigOrExit(env);
   const log = createLogger(config.LOG_LEVEL);
   if (embedded && !process.env.WEBHOOK_SECRETS) {
-    log.warn({ file: path.join(DATA_DIR, 'webhook-secret') }, 'WEBHOOK_SECRETS unset: using the local development secret');
+    log.warn(
+      { file: path.join(DATA_DIR, 'webhook-secret') },
+      'WEBHOOK_SECRETS unset: using the local development secret',
+    );
   }
 
   const database = embedded ? await startEmbeddedPostgres(DATA_DIR, log) : null;
   const connectionString = database?.connectionString ?? (config.DATABASE_URL as string);
+  // The CLI (export, replay…) finds the embedded database, on its random port, through this file.
+  if (database) await writeFile(LOCAL_DATABASE_FILE, `${connectionString}\n`, { mode: 0o600 });
   await release(connectionString, log);
   const runtime = await openRuntime(config, log, connectionString);
   const stopWeb = await startWeb(runtime);
   await startWorker(runtime);
   const stopClock = startClock(runtime);
-  onShutdown(log, [stopWeb, stopClock, runtime.close, async () => database?.stop()]);
+  onShutdown(log, [
+    stopWeb,
+    stopClock,
+    runtime.close,
+    async () => {
+      if (!database) return;
+      await rm(LOCAL_DATABASE_FILE, { force: true });
+      await database.stop();
+    },
+  ]);
 }
 
 // A random secret kept under .data/, so a local instance is never signed with a well-known value.

@@ -1,5 +1,5 @@
-import { PgBoss } from 'pg-boss';
 import type { Db } from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import type { Queryable } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import type { JobDefinition } from './job.ts';

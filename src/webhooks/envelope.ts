@@ -17,12 +17,15 @@ export type Envelope = z.infer<typeof envelopeSchema>;
 
 const MAX_DEPTH = 64;
 
-export type ParsedEnvelope = { ok: true; envelope: Envelope } | { ok: false; reason: string; id: string | null };
+export type ParsedEnvelope =
+  | { ok: true; envelope: Envelope }
+  | { ok: false; reason: string; id: string | null };
 
 /** Validates a parsed JSON body; a failure names the first problems so the quarantine is explainable. */
 export function parseEnvelope(body: unknown): ParsedEnvelope {
   const id = candidateId(body);
-  if (depthOf(body, 0) > MAX_DEPTH) return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels`, id };
+  if (depthOf(body, 0) > MAX_DEPTH)
+    return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels`, id };
   // Postgres jsonb cannot hold NUL characters.
   if (JSON.stringify(body).includes('\\u0000')) return { ok: false, reason: 'contains a NUL character', id };
   const result = envelopeSchema.safeParse(body);

@@ -21,7 +21,8 @@ export async function storeDelivery(client: PoolClient, boss: Boss, event: NewEv
   }
   // The insert waited for any concurrent insert of the same id to commit, so the stored row is final.
   const storedHash = await findStoredBodyHash(client, event.eventId, event.bodySha256);
-  if (storedHash === null || storedHash.equals(event.bodySha256) || event.eventId === null) return 'duplicate';
+  if (storedHash === null || storedHash.equals(event.bodySha256) || event.eventId === null)
+    return 'duplicate';
   await insertEventConflict(client, { ...event, eventId: event.eventId });
   return 'conflict';
 }

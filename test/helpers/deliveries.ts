@@ -1,5 +1,5 @@
-import request from 'supertest';
 import type { Express } from 'express';
+import request from 'supertest';
 import { sign } from '../../src/webhooks/signature.ts';
 import { SECRETS } from './app.ts';
 
@@ -35,11 +35,13 @@ export function postSigned(
   const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   const timestamp = options.timestamp ?? unixSeconds();
   const signature = options.signature ?? sign(options.secret ?? SECRETS[0], timestamp, raw);
-  return request(app)
-    .post('/webhooks')
-    // superagent would JSON-encode a Buffer sent as application/json; raw bytes go as a stream type.
-    .set('content-type', Buffer.isBuffer(raw) ? 'application/octet-stream' : 'application/json')
-    .set('JUSTIFI-TIMESTAMP', timestamp)
-    .set('JUSTIFI-SIGNATURE', signature)
-    .send(raw);
+  return (
+    request(app)
+      .post('/webhooks')
+      // superagent would JSON-encode a Buffer sent as application/json; raw bytes go as a stream type.
+      .set('content-type', Buffer.isBuffer(raw) ? 'application/octet-stream' : 'application/json')
+      .set('JUSTIFI-TIMESTAMP', timestamp)
+      .set('JUSTIFI-SIGNATURE', signature)
+      .send(raw)
+  );
 }

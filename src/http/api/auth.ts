@@ -9,7 +9,8 @@ export function requireApiToken(token: string | undefined): RequestHandler {
   // Hashing both sides gives equal-length buffers, so the comparison is constant-time whatever is sent.
   const expected = token === undefined ? undefined : digest(token);
   return (req, _res, next) => {
-    if (expected === undefined) throw new HttpError(404, 'api_disabled', 'the API is disabled: set API_TOKEN');
+    if (expected === undefined)
+      throw new HttpError(404, 'api_disabled', 'the API is disabled: set API_TOKEN');
     const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
     if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
       throw new HttpError(401, 'not_authenticated', 'missing or invalid bearer token');

@@ -14,7 +14,9 @@ export function jobRoutes(deps: AppDeps): Router {
     }
     const parsed = job.payloadSchema.safeParse(req.body ?? {});
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
+      const problems = parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`,
+      );
       throw new HttpError(422, 'payload_invalid', problems.join('; '));
     }
     const jobId = await deps.boss.send(job.name, parsed.data as object);

@@ -1,0 +1,22 @@
+import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
+import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
+
+const commands: Record<string, (args: string[]) => Promise<number>> = {
+  export: exportDeliveries,
+  replay: replayDeliveries,
+};
+
+const help = `usage:\n  ${exportUsage}\n  ${replayUsage}\n`;
+
+const [name, ...args] = process.argv.slice(2);
+const command = name ? commands[name] : undefined;
+if (!command) {
+  process.stderr.write(name && name !== '--help' ? `unknown command "${name}"\n${help}` : help);
+  process.exit(name === '--help' ? 0 : 2);
+}
+try {
+  process.exitCode = await command(args);
+} catch (err) {
+  process.stderr.write(`tally ${name}: ${(err as Error).message}\n`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeServer, serve } from '../src/http/serve.ts';
+import { recordedDeliverySchema } from '../src/webhooks/recorded.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { paymentEvent, postSigned } from './helpers/deliveries.ts';
+
+/** Runs the real CLI as a user would, and collects what it prints. */
+function tally(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let source: TestApp;
+let target: TestApp;
+let targetServer: Server;
+let targetUrl: string;
+let dir: string;
+const sent = [paymentEvent(), paymentEvent({ event_name: 'payment.refunded' }), paymentEvent()];
+
+beforeAll(async () => {
+  source = await startTestApp();
+  target = await startTestApp({ env: { WEBHOOK_SECRETS: 'whsec_target_instance' } });
+  targetServer = await serve(target.app, 0);
+  targetUrl = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}/webhooks`;
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-cli-'));
+  for (const event of sent) expect((await postSigned(source.app, event)).status).toBe(200);
+});
+afterAll(async () => {
+  await closeServer(targetServer);
+  await Promise.all([source.close(), target.close()]);
+});
+
+describe('tally export', () => {
+  it('writes every stored delivery as recorded-deliveries JSONL, raw bodies exact', async () => {
+    const file = path.join(dir, 'export.jsonl');
+    const result = await tally(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('exported 3 deliveries');
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => recordedDeliverySchema.parse(line).body)).toEqual(
+      sent.map((e) => JSON.stringify(e)),
+    );
+  });
+
+  it('refuses an unreadable --since', async () => {
+    const result = await tally(['export', '--since', 'last week'], { DATABASE_URL: source.databaseUrl });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--since must be an ISO date');
+  });
+});
+
+describe('tally replay', () => {
+  it('re-signs and posts each delivery, then reports duplicates when run again', async () => {
+    const file = path.join(dir, 'replay.jsonl');
+    await tally(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
+    const args = ['replay', file, '--url', targetUrl, '--secret', 'whsec_target_instance', '--resign'];
+    const first = await tally(args);
+    expect(first.stdout).toBe('sent 3, accepted 3, duplicate 0, rejected 0, failed 0\n');
+    expect(first.code).toBe(0);
+    const second = await tally(args);
+    expect(second.stdout).toBe('sent 3, accepted 0, duplicate 3, rejected 0, failed 0\n');
+    const stored = await target.pool.query('select raw_body from events');
+    const bodies = stored.rows.map((row) => row.raw_body.toString()).sort();
+    expect(bodies).toEqual(sent.map((e) => JSON.stringify(e)).sort());
+  });
+
+  it('without --resign sends the recorded signatures, which another instance rejects, and exits 1', async () => {
+    const file = path.join(dir, 'replay.jsonl');
+    const result = await tally(['replay', file, '--url', targetUrl]);
+    expect(result.stdout).toBe('sent 3, accepted 0, duplicate 0, rejected 3, failed 0\n');
+    expect(result.code).toBe(1);
+  });
+
+  it('explains a malformed file by line number', async () => {
+    const result = await tally(['replay', 'package.json', '--url', targetUrl]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/package\.json:1: not a recorded delivery/);
+  });
+});

@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      WEBHOOK_TOLERANCE_SECONDS: 172_800,
+      CAPTURE_ALERT_HOURS: [48, 24, 6],
+      LOG_LEVEL: 'info',
+    });
+    expect(config.API_TOKEN).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('splits and trims comma lists', () => {
+    const config = loadConfig({ WEBHOOK_SECRETS: ' a , b,,', CAPTURE_ALERT_HOURS: '6, 48,24' });
+    expect(config.WEBHOOK_SECRETS).toEqual(['a', 'b']);
+    expect(config.CAPTURE_ALERT_HOURS).toEqual([48, 24, 6]);
+  });
+
+  it('reports every problem at once, each naming its variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        DATABASE_URL: 'postgres://localhost/tally',
+        PORT: 'eighty',
+        WEBHOOK_TOLERANCE_SECONDS: '-5',
+        API_TOKEN: 'short',
+        CAPTURE_ALERT_HOURS: '48,soon',
+        LOG_LEVEL: 'loud',
+        ALERT_WEBHOOK_URL: 'not a url',
+        PROVIDER_CLIENT_ID: 'id-only',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((problem) => problem.split(':')[0]);
+    expect(variables).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'WEBHOOK_TOLERANCE_SECONDS',
+        'API_TOKEN',
+        'CAPTURE_ALERT_HOURS.1',
+        'LOG_LEVEL',
+        'ALERT_WEBHOOK_URL',
+      ]),
+    );
+  });
+
+  it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/tally', PROVIDER_CLIENT_ID: 'x' })).toThrow(
+      /WEBHOOK_SECRETS: is required when DATABASE_URL is set[\s\S]*PROVIDER_CLIENT_ID/,
+    );
+  });
+
+  it('a process started with bad configuration exits 1 and lists the problems', () => {
+    const result = spawnSync(process.execPath, ['src/processes/web.ts'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://localhost/x', PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('invalid configuration');
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('WEBHOOK_SECRETS');
+  });
+});

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { migrate, readMigrations } from '../src/db/migrate.ts';
+import { createLogger } from '../src/logger.ts';
+import { createTestDatabase } from './helpers/database.ts';
+
+const log = createLogger('silent');
+
+async function query(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('migrations', () => {
+  it('apply from empty in order, once, even when two processes start together', async () => {
+    const url = await createTestDatabase('template0');
+    const files = (await readMigrations()).map((migration) => migration.name);
+    const [first, second] = await Promise.all([migrate(url, log), migrate(url, log)]);
+    expect([...(first ?? []), ...(second ?? [])].sort()).toEqual(files);
+    expect(await migrate(url, log)).toEqual([]);
+    const rows = await query(url, 'select name from schema_migrations order by version');
+    expect(rows.map((row) => row.name)).toEqual(files);
+  });
+
+  it('stop at a failing migration, which leaves nothing behind', async () => {
+    const url = await createTestDatabase('template0');
+    const dir = await mkdtemp(path.join(tmpdir(), 'tally-migrations-'));
+    await writeFile(path.join(dir, '0001_good.sql'), 'create table good (id int);');
+    await writeFile(path.join(dir, '0002_bad.sql'), 'create table half (id int); select no_such_function();');
+    await writeFile(path.join(dir, '0003_later.sql'), 'create table later (id int);');
+    await expect(migrate(url, log, dir)).rejects.toThrow(/0002_bad\.sql failed/);
+    const rows = await query(url, 'select name from schema_migrations');
+    expect(rows.map((row) => row.name)).toEqual(['0001_good.sql']);
+    const tables = await query(
+      url,
+      `select tablename from pg_tables where tablename in ('good', 'half', 'later')`,
+    );
+    expect(tables.map((row) => row.tablename)).toEqual(['good']);
+  });
+
+  it('refuse a file not named NNNN_<what>.sql', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tally-migrations-'));
+    await writeFile(path.join(dir, 'add_things.sql'), 'select 1;');
+    await expect(readMigrations(dir)).rejects.toThrow(/NNNN_<what>\.sql/);
+  });
+
+  it('npm run migrate exits non-zero when the database cannot be migrated', () => {
+    const result = spawnSync(process.execPath, ['src/processes/release.ts'], {
+      env: { ...process.env, DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', WEBHOOK_SECRETS: 's' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('release failed');
+  });
+});

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { sign } from '../src/webhooks/signature.ts';
+import { createTestDatabase } from './helpers/database.ts';
+import { paymentEvent } from './helpers/deliveries.ts';
+
+let databaseUrl: string;
+const children: ChildProcess[] = [];
+const secret = 'whsec_process_test';
+
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+});
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+/** Starts a Procfile role as its own process and resolves once it logs `ready`. */
+function startRole(role: string, ready: string) {
+  const child = spawn(process.execPath, [`src/processes/${role}.ts`], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      WEBHOOK_SECRETS: secret,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    },
+  });
+  children.push(child);
+  const lines: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const started = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        lines.push(line);
+        const entry = JSON.parse(line);
+        if (entry.msg === ready) resolve(entry);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${role} exited ${code}: ${lines.join('\n')}`)));
+  });
+  return { child, lines, started, exited };
+}
+
+it('web and worker run as separate processes: a delivery is stored, its job is worked, SIGTERM stops both cleanly', async () => {
+  const web = startRole('web', 'web listening');
+  const worker = startRole('worker', 'worker started');
+  const { port } = await web.started;
+  await worker.started;
+
+  const body = JSON.stringify(paymentEvent());
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const response = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+    method: 'POST',
+    headers: { 'justifi-timestamp': timestamp, 'justifi-signature': sign(secret, timestamp, body) },
+    body,
+  });
+  expect(response.status).toBe(200);
+
+  const pg = await import('pg');
+  const client = new pg.default.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    let state = '';
+    for (let tries = 0; tries < 100 && state !== 'completed'; tries++) {
+      const { rows } = await client.query(`select state from pgboss.job where name = 'process-event'`);
+      state = rows[0]?.state ?? '';
+      if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(state).toBe('completed');
+  } finally {
+    await client.end();
+  }
+
+  web.child.kill('SIGTERM');
+  worker.child.kill('SIGTERM');
+  expect(await web.exited).toBe(0);
+  expect(await worker.exited).toBe(0);
+  expect(web.lines.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+});
