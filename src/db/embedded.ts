@@ -61,7 +61,7 @@ async function stopOrphanedPostmaster(databaseDir: string, log: Logger): Promise
   if (parent !== null && parent > 1 && isAlive(parent)) {
     throw new Error(`${databaseDir} is in use by a running Tally (process ${parent}); stop it first`);
   }
-  log.warn({ pid }, 'stopping a postgres left running by an earlier run');
+  log.warn({ postmasterPid: pid }, 'stopping a postgres left running by an earlier run');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 30_000 && isAlive(pid); waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
