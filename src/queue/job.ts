@@ -19,6 +19,8 @@ export type JobDefinition<Payload = unknown> = {
   payloadSchema: z.ZodType<Payload>;
   /** Queue options: retries, back-off, expiry. */
   queue?: Omit<Queue, 'name'>;
+  /** Jobs fetched per poll; each is still handled and settled on its own. Default 1. */
+  batchSize?: number;
   /** True for jobs that `POST /api/jobs/:name` and the clock may start with no payload. */
   scheduled?: boolean;
   handle: (payload: Payload, context: JobContext, jobId: string) => Promise<void>;

@@ -1,0 +1,78 @@
+import type { Queryable } from '../db/pool.ts';
+import { replacePaymentFees } from '../db/replacePaymentFees.ts';
+import { upsertPayment } from '../db/upsertPayment.ts';
+import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import {
+  isTerminalStatus,
+  methodKindOf,
+  paymentFacts,
+  paymentMethodIdOf,
+  paymentModeOf,
+  paymentSchema,
+} from '../domain/paymentSnapshot.ts';
+import type { EventToProject } from './projectEvent.ts';
+import { projectRefund } from './projectRefund.ts';
+
+const NO_FEES = { fees_updated_at: '-infinity', fees_event_row_id: 0 };
+
+/** Projects a payment snapshot: the payment, its fee list and the refunds embedded in it. */
+export async function projectPayment(db: Queryable, event: EventToProject, data: unknown): Promise<void> {
+  const payment = paymentSchema.parse(data);
+  const updatedAt = payment.updated_at ?? payment.created_at ?? event.receivedAt;
+  const facts = paymentFacts(payment, event.eventName, updatedAt);
+  const paymentMode = paymentModeOf(payment);
+  const { feesCurrent } = await upsertPayment(db, {
+    id: payment.id,
+    account_id: payment.account_id ?? event.accountId,
+    account_type: event.accountType,
+    amount: payment.amount,
+    currency: payment.currency.toLowerCase(),
+    status: payment.status,
+    status_terminal: isTerminalStatus(payment.status),
+    status_updated_at: updatedAt,
+    status_event_row_id: event.rowId,
+    capture_strategy: payment.capture_strategy ?? null,
+    captured: payment.captured ?? null,
+    payment_mode: paymentMode,
+    method_kind: methodKindOf(payment),
+    card_brand: payment.payment_method?.card?.brand ?? null,
+    expedited: paymentMode === 'ach' && payment.expedited === true,
+    fee_amount: payment.fee_amount ?? null,
+    application_fee_amount: payment.application_fee_amount ?? null,
+    amount_refunded: payment.amount_refunded ?? null,
+    error_code: payment.error_code ?? null,
+    error_description: payment.error_description ?? null,
+    checkout_id: payment.checkout_id ?? null,
+    payment_method_id: paymentMethodIdOf(payment),
+    created_at: payment.created_at ?? null,
+    updated_at: updatedAt,
+    event_row_id: event.rowId,
+    authorized_at: facts.authorizedAt,
+    captured_at: facts.capturedAt,
+    succeeded_at: facts.succeededAt,
+    failed_at: facts.failedAt,
+    canceled_at: facts.canceledAt,
+    ...(payment.fees ? { fees_updated_at: updatedAt, fees_event_row_id: event.rowId } : NO_FEES),
+    snapshot: redactCardNumbers(data),
+  });
+  if (feesCurrent && payment.fees) {
+    await replacePaymentFees(
+      db,
+      payment.id,
+      payment.fees.map((fee) => ({
+        id: fee.id,
+        payment_id: payment.id,
+        type: fee.type,
+        amount: fee.amount,
+        remaining_amount: fee.remaining_amount ?? null,
+        currency: fee.currency ?? payment.currency.toLowerCase(),
+        source_configuration_id: fee.source_configuration_id ?? null,
+        source_fee_type: fee.source_fee_type ?? null,
+        snapshot_updated_at: updatedAt,
+      })),
+    );
+  }
+  for (const refund of payment.refunds ?? []) {
+    await projectRefund(db, event, { ...refund, payment_id: refund.payment_id ?? payment.id }, updatedAt);
+  }
+}
