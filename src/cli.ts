@@ -1,12 +1,14 @@
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
 import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
+import { reprocessEvents, usage as reprocessUsage } from './cli/reprocess.ts';
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   export: exportDeliveries,
   replay: replayDeliveries,
+  reprocess: reprocessEvents,
 };
 
-const help = `usage:\n  ${exportUsage}\n  ${replayUsage}\n`;
+const help = `usage:\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n`;
 
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;

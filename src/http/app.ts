@@ -7,6 +7,7 @@ import type { JobDefinition } from '../queue/job.ts';
 import { requireApiToken } from './api/auth.ts';
 import { eventRoutes } from './api/events.ts';
 import { jobRoutes } from './api/jobs.ts';
+import { paymentRoutes } from './api/payments.ts';
 import { statusRoutes } from './api/status.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): Express {
     requireApiToken(deps.config.API_TOKEN),
     statusRoutes(deps),
     eventRoutes(deps),
+    paymentRoutes(deps),
     jobRoutes(deps),
   );
   app.use(notFound);

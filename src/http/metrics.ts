@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { countEventsByStatus } from '../db/countEventsByStatus.ts';
 import { countQueuedJobs } from '../db/countQueuedJobs.ts';
 import type { Pool } from '../db/pool.ts';
 
@@ -22,6 +23,19 @@ export function createMetrics(pool: Pool) {
       labelNames: ['status'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
+    }),
+    events: new Gauge({
+      name: 'tally_events',
+      help: 'Stored deliveries that are not processed, by status (received, failed, quarantined)',
+      labelNames: ['status'] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await countEventsByStatus(pool).catch(() => null);
+        if (!counts) return;
+        this.set({ status: 'received' }, counts.received);
+        this.set({ status: 'failed' }, counts.failed);
+        this.set({ status: 'quarantined' }, counts.quarantined);
+      },
     }),
     queueDepth: new Gauge({
       name: 'tally_queue_depth',

@@ -72,7 +72,9 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
       })),
     );
   }
-  for (const refund of payment.refunds ?? []) {
+  // The raw objects, not the parsed ones: the refund projection validates and keeps them as received.
+  const rawRefunds = (data as { refunds?: Record<string, unknown>[] | null }).refunds ?? [];
+  for (const refund of rawRefunds) {
     await projectRefund(db, event, { ...refund, payment_id: refund.payment_id ?? payment.id }, updatedAt);
   }
 }

@@ -7,6 +7,7 @@ import { createMetrics } from '../../src/http/metrics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createBoss, createQueues } from '../../src/queue/boss.ts';
 import type { JobDefinition } from '../../src/queue/job.ts';
+import { startWorkers } from '../../src/queue/workers.ts';
 import { createTestDatabase } from './database.ts';
 
 export const SECRETS = ['whsec_current_0123456789', 'whsec_previous_0123456789'] as const;
@@ -22,6 +23,8 @@ export async function startTestApp(
     jobs?: readonly JobDefinition[];
     databaseUrl?: string;
     poolUrl?: string;
+    /** Runs the real pg-boss workers in this process too. */
+    worker?: boolean;
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
@@ -49,6 +52,7 @@ export async function startTestApp(
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
   const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool), jobs, now });
+  if (options.worker) await startWorkers({ pool, boss, config, log, now }, jobs);
   return {
     app,
     pool,

@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+import { countEventsWithStatus } from '../db/countEventsWithStatus.ts';
+import { listEventIdsToProcess } from '../db/listEventIdsToProcess.ts';
+import { createPool, withTransaction } from '../db/pool.ts';
+import { resetProjections } from '../db/resetProjections.ts';
+import { createLogger } from '../logger.ts';
+import { processStoredEvent } from '../projections/processStoredEvent.ts';
+import { resolveDatabaseUrl } from './database.ts';
+import { createProgress } from './progress.ts';
+
+export const usage = 'tally reprocess --all | --failed';
+
+/**
+ * --all truncates the projections and rebuilds them from the raw log, in arrival order; --failed retries
+ * the deliveries left failed. Deliveries that still fail are counted and stay visible as failed.
+ */
+export async function reprocessEvents(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, failed: { type: 'boolean' } } });
+  if (values.all === values.failed) throw new Error(`give exactly one of --all or --failed; usage: ${usage}`);
+  const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const pool = createPool(await resolveDatabaseUrl(), log, 4);
+  try {
+    if (values.all) await withTransaction(pool, (client) => resetProjections(client));
+    const statuses = values.all ? ['received'] : ['failed'];
+    const total = await countEventsWithStatus(pool, statuses);
+    const progress = createProgress(total);
+    let done = 0;
+    let failed = 0;
+    let afterId = 0;
+    for (;;) {
+      const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, statuses });
+      for (const id of ids) {
+        await processStoredEvent(pool, id).catch(() => {
+          failed += 1;
+        });
+        done += 1;
+        progress.update(done, `failed ${failed}`);
+      }
+      const last = ids.at(-1);
+      if (last === undefined) break;
+      afterId = last;
+    }
+    progress.finish();
+    process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed\n`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await pool.end();
+  }
+}
