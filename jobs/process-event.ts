@@ -1,16 +1,20 @@
 import { z } from 'zod';
-import { processStoredEvent } from '../src/projections/processStoredEvent.ts';
+import { processStoredEvent, processStoredEvents } from '../src/projections/processStoredEvent.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { PROCESS_EVENT_QUEUE } from '../src/webhooks/storeDelivery.ts';
 
-/** Turns one stored delivery into projections. Failures are retried with back-off, then stay `failed`. */
+/** Turns stored deliveries into projections, a batch per transaction. Failures retry with back-off. */
 export default defineJob({
   name: PROCESS_EVENT_QUEUE,
   payloadSchema: z.object({ id: z.number().int().positive() }),
   queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300 },
-  batchSize: 20,
-  async handle(payload, context) {
-    const outcome = await processStoredEvent(context.pool, payload.id);
-    context.log.debug({ eventRowId: payload.id, outcome }, 'event processed');
+  batchSize: 100,
+  handle: (payload, context) => processStoredEvent(context.pool, payload.id),
+  async handleBatch(payloads, context) {
+    const failures = await processStoredEvents(
+      context.pool,
+      payloads.map((payload) => payload.id),
+    );
+    return payloads.map((payload) => failures.get(payload.id) ?? null);
   },
 });

@@ -38,11 +38,17 @@ describe('a delivery whose data cannot be processed', () => {
       error: 'invalid data: amount: Invalid input: expected number, received string',
     });
     expect((await settled(good.id)).status).toBe('processed');
-    const job = await t.pool.query(
-      `select state, retry_limit from pgboss.job j join events e on e.id = (j.data->>'id')::bigint where e.event_id = $1`,
-      [bad.id],
-    );
-    expect(job.rows[0]).toEqual({ state: 'retry', retry_limit: 4 });
+    // The delivery is marked failed inside the handler; pg-boss settles the job just after.
+    let job: Record<string, unknown> = {};
+    for (let tries = 0; tries < 100 && job.state !== 'retry'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const { rows } = await t.pool.query(
+        `select state, retry_limit from pgboss.job j join events e on e.id = (j.data->>'id')::bigint where e.event_id = $1`,
+        [bad.id],
+      );
+      job = rows[0] ?? {};
+    }
+    expect(job).toEqual({ state: 'retry', retry_limit: 4 });
 
     const status = await request(t.app).get('/api/status').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(status.body.data.failed_events).toBe(1);
@@ -149,5 +155,37 @@ describe('out of order pairs', () => {
     ]);
     const request_ = await t.pool.query(`select status from forwarding_requests where id = 'fwd_c'`);
     expect(request_.rows[0].status).toBe('failed');
+  });
+});
+
+describe('a batch of deliveries', () => {
+  it('with one bad delivery in it fails that one alone; its neighbours are projected', async () => {
+    const idle = await startTestApp();
+    try {
+      const good = [1, 2, 3].map((n) =>
+        paymentEvent({
+          data: { id: `py_batch_${n}`, amount: 100 * n, currency: 'usd', status: 'succeeded' },
+        }),
+      );
+      const bad = paymentEvent({ data: { id: 'py_batch_bad', currency: 'usd', status: 'succeeded' } });
+      await deliver(
+        idle.app,
+        [good[0], bad, good[1], good[2]].map((body) => JSON.stringify(body)),
+      );
+      const ids = (await idle.pool.query('select id from events order by id')).rows.map(
+        (row) => row.id as number,
+      );
+      const { processStoredEvents } = await import('../src/projections/processStoredEvent.ts');
+      const failures = await processStoredEvents(idle.pool, ids);
+      expect([...failures.keys()]).toEqual([ids[1]]);
+      const projected = await idle.pool.query('select id, amount from payments order by id');
+      expect(projected.rows).toEqual([
+        { id: 'py_batch_1', amount: 100 },
+        { id: 'py_batch_2', amount: 200 },
+        { id: 'py_batch_3', amount: 300 },
+      ]);
+    } finally {
+      await idle.close();
+    }
   });
 });

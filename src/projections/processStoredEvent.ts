@@ -1,38 +1,72 @@
 import { ZodError } from 'zod';
-import { findEventToProcess } from '../db/findEventToProcess.ts';
+import { findEventsToProcess } from '../db/findEventsToProcess.ts';
+import { type EventToProcess, findEventToProcess } from '../db/findEventToProcess.ts';
 import { markEventFailed } from '../db/markEventFailed.ts';
-import { markEventProcessed } from '../db/markEventProcessed.ts';
+import { markEventsProcessed } from '../db/markEventsProcessed.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
-import type { EventFamily } from '../domain/eventFamilies.ts';
 import { projectEvent } from './projectEvent.ts';
 
-export type ProcessOutcome = EventFamily | 'skipped';
+const needsProcessing = (event: EventToProcess) =>
+  event.status !== 'processed' && event.status !== 'quarantined';
+
+const toProject = (event: EventToProcess) => ({
+  rowId: event.id,
+  eventName: event.event_name,
+  accountId: event.account_id,
+  accountType: event.account_type,
+  receivedAt: event.received_at,
+  data: event.body.data,
+});
 
 /**
  * Projects one stored delivery and marks it processed, in one transaction. A delivery that cannot be
- * projected is marked failed with the reason (then the error is rethrown, so the job is retried).
+ * projected is marked failed with the reason, and the error is rethrown so its job is retried.
  */
-export async function processStoredEvent(pool: Pool, id: number): Promise<ProcessOutcome> {
+export async function processStoredEvent(pool: Pool, id: number): Promise<void> {
   const event = await findEventToProcess(pool, id);
-  if (!event || event.status === 'processed' || event.status === 'quarantined') return 'skipped';
+  if (!event || !needsProcessing(event)) return;
   try {
-    return await withTransaction(pool, async (client) => {
-      const family = await projectEvent(client, {
-        rowId: event.id,
-        eventName: event.event_name,
-        accountId: event.account_id,
-        accountType: event.account_type,
-        receivedAt: event.received_at,
-        data: event.body.data,
-      });
-      await markEventProcessed(client, event.id);
-      return family;
+    await withTransaction(pool, async (client) => {
+      await projectEvent(client, toProject(event));
+      await markEventsProcessed(client, [event.id]);
     });
   } catch (err) {
     await markEventFailed(pool, event.id, describe(err));
     throw err;
   }
+}
+
+/**
+ * Projects a batch of deliveries in one transaction, which is what makes the worker fast. If any of them
+ * fails, the batch is rolled back and each delivery is processed on its own, so one bad delivery never
+ * fails its neighbours. Returns the error of each delivery that failed.
+ */
+export async function processStoredEvents(pool: Pool, ids: number[]): Promise<Map<number, unknown>> {
+  const events = (await findEventsToProcess(pool, ids)).filter(needsProcessing);
+  // Touching subjects in one order keeps concurrent batches from deadlocking on shared rows.
+  events.sort((a, b) => subjectOf(a).localeCompare(subjectOf(b)) || a.id - b.id);
+  const failures = new Map<number, unknown>();
+  try {
+    await withTransaction(pool, async (client) => {
+      for (const event of events) await projectEvent(client, toProject(event));
+      await markEventsProcessed(
+        client,
+        events.map((event) => event.id),
+      );
+    });
+  } catch {
+    for (const event of events) {
+      await processStoredEvent(pool, event.id).catch((err: unknown) => failures.set(event.id, err));
+    }
+  }
+  return failures;
+}
+
+function subjectOf(event: EventToProcess): string {
+  const data = event.body.data;
+  const id = data.payment_id ?? data.checkout_id ?? data.id;
+  return typeof id === 'string' ? id : '';
 }
 
 // Schema problems name the field, never its value; anything else is passed through the card redactor.

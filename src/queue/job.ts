@@ -24,6 +24,8 @@ export type JobDefinition<Payload = unknown> = {
   /** True for jobs that `POST /api/jobs/:name` and the clock may start with no payload. */
   scheduled?: boolean;
   handle: (payload: Payload, context: JobContext, jobId: string) => Promise<void>;
+  /** Handles a fetched batch at once (used instead of `handle` when present): per payload, its error or null. */
+  handleBatch?: (payloads: Payload[], context: JobContext) => Promise<unknown[]>;
 };
 
 export function defineJob<Payload>(job: JobDefinition<Payload>): JobDefinition<Payload> {

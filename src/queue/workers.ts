@@ -1,10 +1,10 @@
-import type { JobResult } from 'pg-boss';
+import type { Job, JobResult } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 
 /**
- * Subscribes a pg-boss worker per job. Jobs of a fetched batch are handled one by one and settled on their
- * own, so one failing job (retried with its queue's back-off) never holds back the others.
+ * Subscribes a pg-boss worker per job. Each job of a fetched batch is settled on its own, so one failing
+ * job (retried with its queue's back-off) never holds back the others.
  */
 export async function startWorkers(context: JobContext, jobs: readonly JobDefinition[]): Promise<void> {
   for (const job of jobs) {
@@ -13,24 +13,48 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
       localConcurrency: 2,
       pollingIntervalSeconds: 0.5,
       perJobResults: true,
+      // A full batch means a backlog: fetch again at once instead of waiting for the next poll.
+      burstWhenBatchFull: true,
     } as const;
-    await context.boss.work(job.name, options, async (batch) => {
-      const results: JobResult[] = [];
-      for (const item of batch) {
-        const log = context.log.child({ job: job.name, jobId: item.id });
-        try {
-          await job.handle(job.payloadSchema.parse(item.data), { ...context, log }, item.id);
-          results.push({ id: item.id, status: 'completed' });
-        } catch (err) {
-          log.error(err, `${job.name} failed (attempt ${item.retryCount + 1})`);
-          results.push({
-            id: item.id,
-            status: 'failed',
-            output: { message: redactCardNumbersInText(String(err)) },
-          });
-        }
-      }
-      return results;
-    });
+    await context.boss.work(job.name, options, (batch) => runBatch(job, context, batch));
   }
+}
+
+async function runBatch(
+  job: JobDefinition,
+  context: JobContext,
+  batch: Job<unknown>[],
+): Promise<JobResult[]> {
+  const log = context.log.child({ job: job.name });
+  const items: { id: string; retryCount: number; payload: unknown; error: unknown }[] = batch.map((item) => {
+    const parsed = job.payloadSchema.safeParse(item.data);
+    return { id: item.id, retryCount: item.retryCount, payload: parsed.data, error: parsed.error ?? null };
+  });
+  const valid = items.filter((item) => item.error === null);
+  if (job.handleBatch) {
+    const errors = await job.handleBatch(
+      valid.map((item) => item.payload),
+      { ...context, log },
+    );
+    valid.forEach((item, index) => {
+      item.error = errors[index] ?? null;
+    });
+  } else {
+    for (const item of valid) {
+      await job
+        .handle(item.payload, { ...context, log: log.child({ jobId: item.id }) }, item.id)
+        .catch((err: unknown) => {
+          item.error = err;
+        });
+    }
+  }
+  return items.map((item) => {
+    if (item.error === null) return { id: item.id, status: 'completed' };
+    log.error({ jobId: item.id, err: item.error }, `${job.name} failed (attempt ${item.retryCount + 1})`);
+    return {
+      id: item.id,
+      status: 'failed',
+      output: { message: redactCardNumbersInText(String(item.error)) },
+    };
+  });
 }

@@ -1,0 +1,170 @@
+// npm run bench:worker [-- N]: N stored deliveries (default 50,000) processed end to end by the real
+// process-event worker, against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { jobs } from '../jobs/index.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { createPool } from '../src/db/pool.ts';
+import { createLogger } from '../src/logger.ts';
+import { release } from '../src/processes/release.ts';
+import { createBoss, createQueues } from '../src/queue/boss.ts';
+import { startWorkers } from '../src/queue/workers.ts';
+
+const N = Number(process.argv[2] ?? 50_000);
+const CLIENTS = 4;
+const log = createLogger('warn');
+
+function delivery(index: number) {
+  const minute = String(index % 60).padStart(2, '0');
+  const body = JSON.stringify({
+    id: `evt_bench_${index}`,
+    event_name: index % 5 === 4 ? 'payment.refunded' : 'payment.succeeded',
+    account_id: `acc_${index % 50}`,
+    account_type: 'live',
+    platform_account_id: 'acc_platform',
+    idempotency_key: null,
+    request_id: null,
+    version: 'v1',
+    data:
+      index % 5 === 4
+        ? {
+            id: `re_${index}`,
+            payment_id: `py_${index - 1}`,
+            amount: 100,
+            status: 'succeeded',
+            reason: 'customer_request',
+            returned_fees: [
+              {
+                id: `rtfee_${index}`,
+                payment_fee_id: `pyfee_${index - 1}_p`,
+                type: 'processing_fee',
+                returned_amount: 3,
+                original_amount: 38,
+                remaining_amount: 35,
+                currency: 'usd',
+              },
+            ],
+            updated_at: `2026-11-02T10:${minute}:30Z`,
+          }
+        : {
+            id: `py_${index}`,
+            account_id: `acc_${index % 50}`,
+            amount: 1234 + index,
+            currency: 'usd',
+            status: 'succeeded',
+            capture_strategy: 'automatic',
+            captured: true,
+            fee_amount: 38,
+            payment_method: { card: { id: `pm_${index}`, brand: 'visa', acct_last_four: '4242' } },
+            fees: [
+              {
+                id: `pyfee_${index}_p`,
+                type: 'processing_fee',
+                amount: 38,
+                remaining_amount: 38,
+                currency: 'usd',
+                source_configuration_id: 'sfc_1',
+                source_fee_type: 'processing_ecomm',
+              },
+            ],
+            refunds: [],
+            created_at: `2026-11-02T10:${minute}:00Z`,
+            updated_at: `2026-11-02T10:${minute}:10Z`,
+          },
+  });
+  return { eventId: `evt_bench_${index}`, body, sha: createHash('sha256').update(body).digest() };
+}
+
+async function timed(label: string, work: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await work();
+  const seconds = (performance.now() - started) / 1000;
+  process.stderr.write(`${label}: ${seconds.toFixed(2)} s\n`);
+  return seconds;
+}
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-'));
+await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
+const database = await startEmbeddedPostgres(dataDir, log);
+try {
+  await release(database.connectionString, log);
+  const pool = createPool(database.connectionString, log, CLIENTS + 4);
+  const rows = Array.from({ length: N }, (_, index) => delivery(index));
+  await pool.query('create table baseline (like events including all)');
+
+  // Baseline: the same rows, one INSERT … ON CONFLICT DO NOTHING each, from CLIENTS connections.
+  const baselineSeconds = await timed('baseline inserts', async () => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < rows.length) {
+          const row = rows[next++] as (typeof rows)[number];
+          await pool.query(
+            `insert into baseline (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body, received_at)
+             values ($1, 'payment.succeeded', 'acc', 'live', '{}', $2, $3, $4, now()) on conflict do nothing`,
+            [row.eventId, Buffer.from(row.body), row.sha, row.body],
+          );
+        }
+      }),
+    );
+  });
+
+  // Stored deliveries with their jobs, written in bulk so only the worker is measured.
+  const boss = createBoss(database.connectionString, log, { max: 6 });
+  await boss.start();
+  await createQueues(boss, jobs);
+  for (let start = 0; start < rows.length; start += 1000) {
+    const slice = rows.slice(start, start + 1000);
+    const { rows: inserted } = await pool.query<{ id: number }>(
+      `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body, received_at)
+       select e->>'event_id', (e->'body')->>'event_name', (e->'body')->>'account_id', 'live', '{}',
+              convert_to(e->>'raw', 'utf8'), decode(e->>'sha', 'hex'), e->'body', now()
+         from jsonb_array_elements($1::jsonb) e
+       returning id`,
+      [
+        JSON.stringify(
+          slice.map((row) => ({
+            event_id: row.eventId,
+            raw: row.body,
+            sha: row.sha.toString('hex'),
+            body: JSON.parse(row.body),
+          })),
+        ),
+      ],
+    );
+    await boss.insert(
+      'process-event',
+      inserted.map((row) => ({ data: { id: row.id } })),
+    );
+  }
+
+  const workerSeconds = await timed('worker', async () => {
+    await startWorkers({ pool, boss, log, config: Object.freeze({}) as never, now: () => new Date() }, jobs);
+    for (;;) {
+      const { rows: left } = await pool.query(
+        `select count(*)::int as n from events where status = 'received'`,
+      );
+      if (left[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  const failed = (await pool.query(`select count(*)::int as n from events where status = 'failed'`)).rows[0]
+    .n;
+  const baselineRate = N / baselineSeconds;
+  const workerRate = N / workerSeconds;
+  process.stdout.write(
+    `${N} deliveries (${CLIENTS} baseline clients), ${failed} failed\n` +
+      `baseline INSERT … ON CONFLICT: ${baselineRate.toFixed(0)} rows/s\n` +
+      `process-event worker:          ${workerRate.toFixed(0)} events/s\n` +
+      `ratio worker / baseline:       ${(workerRate / baselineRate).toFixed(2)}\n`,
+  );
+  await boss.stop({ graceful: false });
+  await pool.end();
+  // pg-boss closes its pool a moment after stop() resolves; let it, before Postgres goes away.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+} finally {
+  await database.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
