@@ -1,5 +1,6 @@
 import type { JobDefinition } from '../src/queue/job.ts';
 import processEvent from './process-event.ts';
+import reconcilePayment from './reconcile-payment.ts';
 
 /** Every pg-boss queue Tally runs. */
-export const jobs: readonly JobDefinition[] = [processEvent as JobDefinition];
+export const jobs: readonly JobDefinition[] = [processEvent, reconcilePayment] as JobDefinition[];

@@ -9,10 +9,10 @@ export default defineJob({
   payloadSchema: z.object({ id: z.number().int().positive() }),
   queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300 },
   batchSize: 100,
-  handle: (payload, context) => processStoredEvent(context.pool, payload.id),
+  handle: (payload, context) => processStoredEvent(context, payload.id),
   async handleBatch(payloads, context) {
     const failures = await processStoredEvents(
-      context.pool,
+      context,
       payloads.map((payload) => payload.id),
     );
     return payloads.map((payload) => failures.get(payload.id) ?? null);

@@ -176,7 +176,7 @@ describe('a batch of deliveries', () => {
         (row) => row.id as number,
       );
       const { processStoredEvents } = await import('../src/projections/processStoredEvent.ts');
-      const failures = await processStoredEvents(idle.pool, ids);
+      const failures = await processStoredEvents(idle, ids);
       expect([...failures.keys()]).toEqual([ids[1]]);
       const projected = await idle.pool.query('select id, amount from payments order by id');
       expect(projected.rows).toEqual([

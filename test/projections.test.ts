@@ -238,7 +238,7 @@ describe('order of delivery does not matter', () => {
     const { rows } = await t.pool.query(`select id from events order by id limit 3`);
     for (const row of rows) {
       await t.pool.query(`update events set status = 'received' where id = $1`, [row.id]);
-      await processStoredEvent(t.pool, row.id);
+      await processStoredEvent(t, row.id);
     }
     expect(await dumpProjections(t.pool, { withRowIds: true })).toEqual(before);
   });

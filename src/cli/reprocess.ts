@@ -5,6 +5,7 @@ import { createPool, withTransaction } from '../db/pool.ts';
 import { resetProjections } from '../db/resetProjections.ts';
 import { createLogger } from '../logger.ts';
 import { processStoredEvent } from '../projections/processStoredEvent.ts';
+import { createBoss } from '../queue/boss.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
 
@@ -18,7 +19,11 @@ export async function reprocessEvents(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, failed: { type: 'boolean' } } });
   if (values.all === values.failed) throw new Error(`give exactly one of --all or --failed; usage: ${usage}`);
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const pool = createPool(await resolveDatabaseUrl(), log, 4);
+  const databaseUrl = await resolveDatabaseUrl();
+  const pool = createPool(databaseUrl, log, 4);
+  // Only to enqueue reconciliations with each projection change; this process runs no workers.
+  const boss = createBoss(databaseUrl, log, { max: 2 });
+  await boss.start();
   try {
     if (values.all) await withTransaction(pool, (client) => resetProjections(client));
     const statuses = values.all ? ['received'] : ['failed'];
@@ -30,7 +35,7 @@ export async function reprocessEvents(args: string[]): Promise<number> {
     for (;;) {
       const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, statuses });
       for (const id of ids) {
-        await processStoredEvent(pool, id).catch(() => {
+        await processStoredEvent({ pool, boss }, id).catch(() => {
           failed += 1;
         });
         done += 1;
@@ -44,6 +49,7 @@ export async function reprocessEvents(args: string[]): Promise<number> {
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed\n`);
     return failed === 0 ? 0 : 1;
   } finally {
+    await boss.stop({ graceful: false });
     await pool.end();
   }
 }

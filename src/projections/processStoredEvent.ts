@@ -3,9 +3,26 @@ import { findEventsToProcess } from '../db/findEventsToProcess.ts';
 import { type EventToProcess, findEventToProcess } from '../db/findEventToProcess.ts';
 import { markEventFailed } from '../db/markEventFailed.ts';
 import { markEventsProcessed } from '../db/markEventsProcessed.ts';
-import { type Pool, withTransaction } from '../db/pool.ts';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
+import { type Boss, inTransaction } from '../queue/boss.ts';
 import { projectEvent } from './projectEvent.ts';
+
+export type ProcessingContext = { pool: Pool; boss: Boss };
+
+export const RECONCILE_PAYMENT_QUEUE = 'reconcile-payment';
+
+// Reconciliation follows every projection change, enqueued in the same transaction so none is lost.
+// The queue is stately, keyed by payment: a payment already waiting is not queued twice.
+async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
+  const unique = [...new Set(paymentIds)];
+  if (unique.length === 0) return;
+  await boss.insert(
+    RECONCILE_PAYMENT_QUEUE,
+    unique.map((paymentId) => ({ data: { payment_id: paymentId }, singletonKey: paymentId })),
+    { db: inTransaction(client) },
+  );
+}
 
 const needsProcessing = (event: EventToProcess) =>
   event.status !== 'processed' && event.status !== 'quarantined';
@@ -23,13 +40,14 @@ const toProject = (event: EventToProcess) => ({
  * Projects one stored delivery and marks it processed, in one transaction. A delivery that cannot be
  * projected is marked failed with the reason, and the error is rethrown so its job is retried.
  */
-export async function processStoredEvent(pool: Pool, id: number): Promise<void> {
+export async function processStoredEvent({ pool, boss }: ProcessingContext, id: number): Promise<void> {
   const event = await findEventToProcess(pool, id);
   if (!event || !needsProcessing(event)) return;
   try {
     await withTransaction(pool, async (client) => {
-      await projectEvent(client, toProject(event));
+      const paymentIds = await projectEvent(client, toProject(event));
       await markEventsProcessed(client, [event.id]);
+      await enqueueReconciliations(client, boss, paymentIds);
     });
   } catch (err) {
     await markEventFailed(pool, event.id, describe(err));
@@ -42,22 +60,28 @@ export async function processStoredEvent(pool: Pool, id: number): Promise<void> 
  * fails, the batch is rolled back and each delivery is processed on its own, so one bad delivery never
  * fails its neighbours. Returns the error of each delivery that failed.
  */
-export async function processStoredEvents(pool: Pool, ids: number[]): Promise<Map<number, unknown>> {
+export async function processStoredEvents(
+  context: ProcessingContext,
+  ids: number[],
+): Promise<Map<number, unknown>> {
+  const { pool, boss } = context;
   const events = (await findEventsToProcess(pool, ids)).filter(needsProcessing);
   // Touching subjects in one order keeps concurrent batches from deadlocking on shared rows.
   events.sort((a, b) => subjectOf(a).localeCompare(subjectOf(b)) || a.id - b.id);
   const failures = new Map<number, unknown>();
   try {
     await withTransaction(pool, async (client) => {
-      for (const event of events) await projectEvent(client, toProject(event));
+      const paymentIds: string[] = [];
+      for (const event of events) paymentIds.push(...(await projectEvent(client, toProject(event))));
       await markEventsProcessed(
         client,
         events.map((event) => event.id),
       );
+      await enqueueReconciliations(client, boss, paymentIds);
     });
   } catch {
     for (const event of events) {
-      await processStoredEvent(pool, event.id).catch((err: unknown) => failures.set(event.id, err));
+      await processStoredEvent(context, event.id).catch((err: unknown) => failures.set(event.id, err));
     }
   }
   return failures;

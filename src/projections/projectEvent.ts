@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { type EventFamily, familyOf } from '../domain/eventFamilies.ts';
+import { familyOf } from '../domain/eventFamilies.ts';
 import { projectCheckout } from './projectCheckout.ts';
 import { projectForwarding } from './projectForwarding.ts';
 import { projectPayment } from './projectPayment.ts';
@@ -14,29 +14,27 @@ export type EventToProject = {
   data: Record<string, unknown>;
 };
 
-/** Applies one stored event to the projections of its family. Running it twice changes nothing. */
-export async function projectEvent(db: Queryable, event: EventToProject): Promise<EventFamily> {
-  const family = familyOf(event.eventName);
-  switch (family) {
+/**
+ * Applies one stored event to the projections of its family. Running it twice changes nothing. Returns
+ * the payments whose reconciliation the change may affect.
+ */
+export async function projectEvent(db: Queryable, event: EventToProject): Promise<string[]> {
+  switch (familyOf(event.eventName)) {
     case 'payment':
-      await projectPayment(db, event, event.data);
-      break;
+      return [await projectPayment(db, event, event.data)];
     case 'refund':
       // payment.refunded is documented with a refund; a payment object (with refunds[]) is handled too.
       if (typeof event.data.id === 'string' && event.data.id.startsWith('py_')) {
-        await projectPayment(db, event, event.data);
-      } else {
-        await projectRefund(db, event, event.data);
+        return [await projectPayment(db, event, event.data)];
       }
-      break;
+      return [await projectRefund(db, event, event.data)];
     case 'checkout':
       await projectCheckout(db, event, event.data);
-      break;
+      return [];
     case 'forwarding':
       await projectForwarding(db, event, event.data);
-      break;
+      return [];
     case 'other':
-      break;
+      return [];
   }
-  return family;
 }

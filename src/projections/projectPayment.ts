@@ -15,8 +15,8 @@ import { projectRefund } from './projectRefund.ts';
 
 const NO_FEES = { fees_updated_at: '-infinity', fees_event_row_id: 0 };
 
-/** Projects a payment snapshot: the payment, its fee list and the refunds embedded in it. */
-export async function projectPayment(db: Queryable, event: EventToProject, data: unknown): Promise<void> {
+/** Projects a payment snapshot: the payment, its fee list and the refunds embedded in it. Returns its id. */
+export async function projectPayment(db: Queryable, event: EventToProject, data: unknown): Promise<string> {
   const payment = paymentSchema.parse(data);
   const updatedAt = payment.updated_at ?? payment.created_at ?? event.receivedAt;
   const facts = paymentFacts(payment, event.eventName, updatedAt);
@@ -77,4 +77,5 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
   for (const refund of rawRefunds) {
     await projectRefund(db, event, { ...refund, payment_id: refund.payment_id ?? payment.id }, updatedAt);
   }
+  return payment.id;
 }

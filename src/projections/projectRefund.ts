@@ -7,14 +7,14 @@ import type { EventToProject } from './projectEvent.ts';
 
 /**
  * Projects a refund snapshot, from a refund event or embedded in a payment. An embedded refund without
- * `updated_at` takes its payment's, so the two sources order consistently.
+ * `updated_at` takes its payment's, so the two sources order consistently. Returns the payment id.
  */
 export async function projectRefund(
   db: Queryable,
   event: EventToProject,
   data: unknown,
   fallbackUpdatedAt: Date = event.receivedAt,
-): Promise<void> {
+): Promise<string> {
   const refund = refundSchema.parse(data);
   const updatedAt = refund.updated_at ?? refund.created_at ?? fallbackUpdatedAt;
   const { feesCurrent } = await upsertRefund(db, {
@@ -46,4 +46,5 @@ export async function projectRefund(
       })),
     );
   }
+  return refund.payment_id;
 }
