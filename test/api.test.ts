@@ -66,6 +66,8 @@ describe('GET /api/status', () => {
         failed_events: 0,
         conflicting_events: 1,
         last_fee_sync_at: null,
+        unverified_fee_payments: 0,
+        overridden_fees: 0,
       },
     });
   });

@@ -53,12 +53,9 @@ export function reconcileFees(
   if (payment.applicationFeeAmount) counts.overrides += 1;
 
   const total = fees.reduce((sum, fee) => sum + fee.amount, 0);
-  // An empty breakdown with a non-zero total means the provider has not reported the breakdown yet.
-  if (
-    payment.feeAmount !== null &&
-    (fees.length > 0 || payment.feeAmount === 0) &&
-    total !== payment.feeAmount
-  ) {
+  // An empty breakdown with a non-zero (or no) total means the provider has not reported it yet.
+  const breakdownReported = fees.length > 0 || payment.feeAmount === 0;
+  if (payment.feeAmount !== null && breakdownReported && total !== payment.feeAmount) {
     findings.push({
       code: 'fee_total_mismatch',
       severity: 'error',
@@ -86,7 +83,7 @@ export function reconcileFees(
     findings.push(...checkFeeAgainstConfiguration(payment, fee, configurations, payment.createdAt));
   }
 
-  if (configurations !== null && payment.createdAt !== null) {
+  if (configurations !== null && payment.createdAt !== null && breakdownReported) {
     const platformConfig = configurations.find(
       (c) => c.feeType === 'platform' && isEffectiveAt(c, payment.createdAt as Date),
     );

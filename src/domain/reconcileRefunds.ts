@@ -94,7 +94,8 @@ export function reconcileRefunds(
           code: 'returned_fee_exceeds_remaining',
           severity: 'error',
           ...subject,
-          expected: fee.amount - before,
+          // What was left to return; an earlier over-return leaves nothing.
+          expected: Math.max(0, fee.amount - before),
           actual: returned.returnedAmount,
           details: { ...context, returned_before: before },
         });

@@ -6,6 +6,7 @@ import type { Boss } from '../queue/boss.ts';
 import type { JobDefinition } from '../queue/job.ts';
 import { requireApiToken } from './api/auth.ts';
 import { eventRoutes } from './api/events.ts';
+import { findingRoutes } from './api/findings.ts';
 import { jobRoutes } from './api/jobs.ts';
 import { paymentRoutes } from './api/payments.ts';
 import { statusRoutes } from './api/status.ts';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): Express {
     statusRoutes(deps),
     eventRoutes(deps),
     paymentRoutes(deps),
+    findingRoutes(deps),
     jobRoutes(deps),
   );
   app.use(notFound);

@@ -1,16 +1,24 @@
 import express, { type Router } from 'express';
 import { findPaymentDetail } from '../../db/findPaymentDetail.ts';
+import { listFindings } from '../../db/listFindings.ts';
 import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { single } from './envelope.ts';
+import { presentFinding } from './findings.ts';
+
+// Open and resolved findings about the payment or anything of it, newest first.
+const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
 
 export function paymentRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/payments/:id', async (req, res) => {
     const detail = await findPaymentDetail(deps.pool, req.params.id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
+    const findings = await listFindings(deps.pool, { paymentId: req.params.id }, FINDINGS_PAGE);
     const { payment, ...related } = detail;
-    res.json(single('payment', req.params.id, { ...payment, ...related }));
+    res.json(
+      single('payment', req.params.id, { ...payment, ...related, findings: findings.map(presentFinding) }),
+    );
   });
   return router;
 }

@@ -1,13 +1,18 @@
 import express, { type Router } from 'express';
 import { countEventsByStatus } from '../../db/countEventsByStatus.ts';
 import { countQueuedJobs } from '../../db/countQueuedJobs.ts';
+import { summarizeFeeChecks } from '../../db/summarizeFeeChecks.ts';
 import type { AppDeps } from '../app.ts';
 import { single } from './envelope.ts';
 
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued] = await Promise.all([countEventsByStatus(deps.pool), countQueuedJobs(deps.pool)]);
+    const [events, queued, fees] = await Promise.all([
+      countEventsByStatus(deps.pool),
+      countQueuedJobs(deps.pool),
+      summarizeFeeChecks(deps.pool),
+    ]);
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
@@ -15,7 +20,9 @@ export function statusRoutes(deps: AppDeps): Router {
         quarantined_events: events.quarantined,
         failed_events: events.failed,
         conflicting_events: events.conflicts,
-        last_fee_sync_at: null,
+        last_fee_sync_at: fees.lastFeeSyncAt,
+        unverified_fee_payments: fees.unverifiedPayments,
+        overridden_fees: fees.overriddenFees,
       }),
     );
   });

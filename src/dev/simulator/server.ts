@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { createFeeConfigurationStore, SimulatorError } from './feeConfigurationStore.ts';
+import { paginateList } from './paginate.ts';
+import { sendScriptedPayment } from './scriptedPayment.ts';
+
+export type SimulatorOptions = { clientId: string; clientSecret: string; now?: () => Date };
+
+const TOKEN_LIFETIME_MS = 24 * 3600 * 1000;
+
+/**
+ * A stand-in for the provider's API: OAuth client credentials and the five fee configuration endpoints
+ * with the seed's rules, plus test controls (injected failures, revoked tokens, rewritten history) and
+ * `POST /dev/payments`, which prices a payment with the configurations and sends its signed webhooks.
+ */
+export function createSimulator(options: SimulatorOptions) {
+  const now = options.now ?? (() => new Date());
+  const store = createFeeConfigurationStore(now);
+  const tokens = new Map<string, number>();
+  const failures: { status: number; code: string | null }[] = [];
+  const requests: string[] = [];
+  const app: Express = express();
+  app.use(express.json());
+
+  app.use((req, res, next) => {
+    requests.push(`${req.method} ${req.path}`);
+    const failure = failures.shift();
+    if (!failure) return next();
+    res.status(failure.status).json({ error: { code: failure.code, message: 'injected failure' } });
+  });
+
+  app.post('/oauth/token', (req, res) => {
+    if (req.body?.client_id !== options.clientId || req.body?.client_secret !== options.clientSecret) {
+      throw new SimulatorError(401, 'not_authenticated', 'unknown client credentials');
+    }
+    const token = randomBytes(16).toString('hex');
+    tokens.set(token, now().getTime() + TOKEN_LIFETIME_MS);
+    res.json({ access_token: token });
+  });
+
+  const authenticated: RequestHandler = (req, _res, next) => {
+    const token = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+    const expiresAt = token ? tokens.get(token) : undefined;
+    if (!expiresAt || expiresAt <= now().getTime())
+      throw new SimulatorError(401, 'not_authenticated', 'missing or expired token');
+    next();
+  };
+  const envelope = (data: unknown) => ({
+    id: (data as { id?: string }).id ?? null,
+    type: 'standard_fee_configuration',
+    data,
+    page_info: null,
+  });
+  const base = '/v1/sub_accounts/:account/fee_configurations';
+
+  app.get(base, authenticated, (req, res) => {
+    res.json(paginateList(store.activeList(req.params.account as string), req.query));
+  });
+  app.get(`${base}/scheduled`, authenticated, (req, res) => {
+    res.json(paginateList(store.scheduled(req.params.account as string), req.query));
+  });
+  app.get(`${base}/:feeType/history`, authenticated, (req, res) => {
+    res.json(
+      paginateList(store.history(req.params.account as string, req.params.feeType as string), req.query),
+    );
+  });
+  app.get(`${base}/:feeType`, authenticated, (req, res) => {
+    const active = store.active(req.params.account as string, req.params.feeType as string);
+    if (!active) throw new SimulatorError(404, 'resource_not_found', 'no active configuration of that type');
+    res.json(envelope(active));
+  });
+  app.post(`${base}/:feeType`, authenticated, (req, res) => {
+    res
+      .status(201)
+      .json(
+        envelope(store.create(req.params.account as string, req.params.feeType as string, req.body ?? {})),
+      );
+  });
+  app.post('/dev/payments', async (req, res) => {
+    res.json(await sendScriptedPayment(store, req.body ?? {}, now()));
+  });
+
+  const errors: ErrorRequestHandler = (err, _req, res, _next) => {
+    if (err instanceof SimulatorError)
+      res.status(err.status).json({ error: { code: err.code, message: err.message } });
+    else
+      res
+        .status(500)
+        .json({ error: { code: 'internal_server_error', message: String(err?.message ?? err) } });
+  };
+  app.use(errors);
+
+  return {
+    app,
+    store,
+    /** Paths requested so far, e.g. `GET /v1/sub_accounts/acc/fee_configurations/platform/history`. */
+    requests,
+    /** The next `count` requests fail with `status` (and the error `code`, if given). */
+    failNext(count: number, status: number, code: string | null = null) {
+      for (let index = 0; index < count; index++) failures.push({ status, code });
+    },
+    /** Every issued token stops working, as after a revocation: the next call answers 401. */
+    revokeTokens() {
+      tokens.clear();
+    },
+    /** Misbehaviour the real API must never show: a stored configuration changed or removed. */
+    rewrite(id: string, fields: Record<string, unknown>) {
+      const configuration = store.all().find((c) => c.id === id);
+      if (configuration) Object.assign(configuration, fields);
+    },
+    remove(id: string) {
+      const all = store.all();
+      const index = all.findIndex((c) => c.id === id);
+      if (index >= 0) all.splice(index, 1);
+    },
+  };
+}
+
+export type Simulator = ReturnType<typeof createSimulator>;
