@@ -1,6 +1,11 @@
 import type { JobDefinition } from '../src/queue/job.ts';
+import feeConfigurationSync from './fee-configuration-sync.ts';
 import processEvent from './process-event.ts';
 import reconcilePayment from './reconcile-payment.ts';
 
 /** Every pg-boss queue Tally runs. */
-export const jobs: readonly JobDefinition[] = [processEvent, reconcilePayment] as JobDefinition[];
+export const jobs: readonly JobDefinition[] = [
+  processEvent,
+  reconcilePayment,
+  feeConfigurationSync,
+] as JobDefinition[];

@@ -5,6 +5,11 @@ import { type Runtime, runRole } from './runtime.ts';
 /** The worker role: a pg-boss worker for every queue in jobs/index.ts. */
 export async function startWorker(runtime: Runtime): Promise<void> {
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
+  if (!runtime.config.PROVIDER_CLIENT_ID) {
+    runtime.log.info(
+      'fee configuration sync disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
+    );
+  }
   runtime.log.info({ queues: jobs.map((job) => job.name) }, 'worker started');
 }
 

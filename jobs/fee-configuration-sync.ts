@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { listSeenAccounts } from '../src/db/listSeenAccounts.ts';
+import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
+import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
+import { defineJob } from '../src/queue/job.ts';
+
+/**
+ * Fetches the fee configuration history of every sub account seen in events (or the one named), stores
+ * new versions, reports rewritten history and broken chains, and re-reconciles the accounts' payments.
+ * Without provider credentials it does nothing (said once at start; fee checks count as unverified).
+ */
+export default defineJob({
+  name: 'fee-configuration-sync',
+  scheduled: true,
+  payloadSchema: z.object({ account_id: z.string().min(1).optional() }),
+  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+  async handle(payload, context) {
+    const client = providerClientFromConfig(context.config, context.log);
+    if (!client) return;
+    const accounts = payload.account_id ? [payload.account_id] : await listSeenAccounts(context.pool);
+    context.log.info({ accounts: accounts.length }, 'fee configuration sync started');
+    let done = 0;
+    for (const accountId of accounts) {
+      const result = await syncAccount(
+        { pool: context.pool, boss: context.boss, client, now: context.now() },
+        accountId,
+      );
+      done += 1;
+      context.log.info(
+        { accountId, ...result, progress: `${done}/${accounts.length}` },
+        'fee configurations synced',
+      );
+    }
+  },
+});
