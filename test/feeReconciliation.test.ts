@@ -339,11 +339,14 @@ describe('the fee configuration history', () => {
         String(finding.code).startsWith('fee_configuration_history') ||
         String(finding.code).startsWith('base_fee'),
     );
-    expect(history.map((finding) => [finding.code, finding.subject_id])).toEqual([
-      ['base_fee_configuration_missing', `${ACCOUNT}:processing_ach_expedited`],
-      ['fee_configuration_history_rewritten', configs.processing_ach_expedited?.id],
-      ['fee_configuration_history_rewritten', configs.processing_card_present?.id],
-    ]);
+    const pairs = (list: unknown[][]) => list.map((pair) => pair.join(' ')).sort();
+    expect(pairs(history.map((finding) => [finding.code, finding.subject_id]))).toEqual(
+      pairs([
+        ['base_fee_configuration_missing', `${ACCOUNT}:processing_ach_expedited`],
+        ['fee_configuration_history_rewritten', configs.processing_ach_expedited?.id],
+        ['fee_configuration_history_rewritten', configs.processing_card_present?.id],
+      ]),
+    );
     const stored = await t.pool.query(
       `select effective_end is not null as ended from fee_configurations where id = $1`,
       [configs.platform?.id],

@@ -8,6 +8,7 @@ import { requireApiToken } from './api/auth.ts';
 import { eventRoutes } from './api/events.ts';
 import { findingRoutes } from './api/findings.ts';
 import { jobRoutes } from './api/jobs.ts';
+import { opsSignalRoutes } from './api/opsSignals.ts';
 import { paymentRoutes } from './api/payments.ts';
 import { statusRoutes } from './api/status.ts';
 import { errorHandler, notFound } from './errors.ts';
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
     eventRoutes(deps),
     paymentRoutes(deps),
     findingRoutes(deps),
+    opsSignalRoutes(deps),
     jobRoutes(deps),
   );
   app.use(notFound);

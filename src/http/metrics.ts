@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { countAlertsByStatus } from '../db/countAlertsByStatus.ts';
 import { countEventsByStatus } from '../db/countEventsByStatus.ts';
 import { countQueuedJobs } from '../db/countQueuedJobs.ts';
 import type { Pool } from '../db/pool.ts';
@@ -35,6 +36,18 @@ export function createMetrics(pool: Pool) {
         this.set({ status: 'received' }, counts.received);
         this.set({ status: 'failed' }, counts.failed);
         this.set({ status: 'quarantined' }, counts.quarantined);
+      },
+    }),
+    alerts: new Gauge({
+      name: 'tally_alerts',
+      help: 'Ops alerts by delivery status (pending, sent, failed, logged)',
+      labelNames: ['status'] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await countAlertsByStatus(pool).catch(() => null);
+        if (!counts) return;
+        this.reset();
+        for (const [status, count] of counts) this.set({ status }, count);
       },
     }),
     queueDepth: new Gauge({

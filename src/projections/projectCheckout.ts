@@ -1,11 +1,19 @@
+import { listPaymentsOfCheckout } from '../db/listPaymentsOfCheckout.ts';
 import type { Queryable } from '../db/pool.ts';
 import { upsertCheckout } from '../db/upsertCheckout.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import { checkoutCompletionSchema, checkoutSchema, checkoutStatus } from '../domain/checkoutSnapshot.ts';
 import type { EventToProject } from './projectEvent.ts';
 
-/** Projects a checkout event: the checkout itself, or a completion object that names its checkout. */
-export async function projectCheckout(db: Queryable, event: EventToProject, data: unknown): Promise<void> {
+/**
+ * Projects a checkout event: the checkout itself, or a completion object that names its checkout.
+ * Returns the payments linked to it, whose checkout fee check the change may affect.
+ */
+export async function projectCheckout(
+  db: Queryable,
+  event: EventToProject,
+  data: unknown,
+): Promise<string[]> {
   const looksLikeCompletion = typeof data === 'object' && data !== null && 'checkout_id' in data;
   if (looksLikeCompletion) {
     const completion = checkoutCompletionSchema.parse(data);
@@ -25,7 +33,7 @@ export async function projectCheckout(db: Queryable, event: EventToProject, data
       event_row_id: event.rowId,
       snapshot: {},
     });
-    return;
+    return listPaymentsOfCheckout(db, completion.checkout_id);
   }
   const checkout = checkoutSchema.parse(data);
   const updatedAt = checkout.updated_at ?? checkout.created_at ?? event.receivedAt;
@@ -48,4 +56,5 @@ export async function projectCheckout(db: Queryable, event: EventToProject, data
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
   });
+  return listPaymentsOfCheckout(db, checkout.id);
 }

@@ -29,8 +29,7 @@ export async function projectEvent(db: Queryable, event: EventToProject): Promis
       }
       return [await projectRefund(db, event, event.data)];
     case 'checkout':
-      await projectCheckout(db, event, event.data);
-      return [];
+      return projectCheckout(db, event, event.data);
     case 'forwarding':
       await projectForwarding(db, event, event.data);
       return [];

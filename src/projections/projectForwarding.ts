@@ -1,15 +1,21 @@
 import { insertForwardingOutcome } from '../db/insertForwardingOutcome.ts';
+import { listForwardingOutcomes } from '../db/listForwardingOutcomes.ts';
 import type { Queryable } from '../db/pool.ts';
 import { upsertForwardingRequest } from '../db/upsertForwardingRequest.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import { forwardingConflict } from '../domain/forwardingConflict.ts';
 import {
   forwardingOutcomeOf,
   forwardingRequestSchema,
   forwardingStatusRank,
 } from '../domain/forwardingSnapshot.ts';
+import { recordFindings } from '../findings/recordFindings.ts';
 import type { EventToProject } from './projectEvent.ts';
 
-/** Projects a forwarding request and records each terminal outcome event it receives. */
+/**
+ * Projects a forwarding request and records each terminal outcome event it receives; a second, different
+ * outcome opens `forwarding_outcome_conflict` in the same transaction.
+ */
 export async function projectForwarding(db: Queryable, event: EventToProject, data: unknown): Promise<void> {
   const request = forwardingRequestSchema.parse(data);
   const updatedAt = request.updated_at ?? request.created_at ?? event.receivedAt;
@@ -44,5 +50,21 @@ export async function projectForwarding(db: Queryable, event: EventToProject, da
       responseStatusCode: outcome === 'completed' ? (request.response?.status_code ?? null) : null,
       url: request.url ?? null,
     });
+    const outcomes = await listForwardingOutcomes(db, request.id);
+    const conflict = forwardingConflict(
+      request.id,
+      outcomes.map((row) => ({
+        status: row.status,
+        failureReason: row.failure_reason,
+        responseStatusCode: row.response_status_code,
+      })),
+    );
+    const context = {
+      scope: `forwarding:${request.id}`,
+      accountId: request.account_id ?? event.accountId,
+      currency: null,
+      now: new Date(),
+    };
+    await recordFindings(db, context, conflict ? [conflict] : []);
   }
 }

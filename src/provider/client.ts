@@ -105,8 +105,10 @@ export function createProviderClient(options: ProviderClientOptions) {
         options.log.info({ path }, 'provider answered 401: refreshing the access token');
         continue;
       }
+      // The seed: retry a 409 (same key still in progress), 429, 5xx and rate-limit codes; no other 4xx.
+      const status = response?.status ?? 0;
       const retryable =
-        !response || response.status === 429 || response.status >= 500 || RETRYABLE_CODES.has(code ?? '');
+        !response || status === 409 || status === 429 || status >= 500 || RETRYABLE_CODES.has(code ?? '');
       if (!retryable || attempt >= maxAttempts) {
         const message = `${method} ${path} failed after ${attempt} attempt(s): ${failure}${code ? ` (${code})` : ''}`;
         throw new ProviderError(message, response?.status ?? null, code);

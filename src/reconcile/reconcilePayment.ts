@@ -3,6 +3,8 @@ import { findPaymentDetail } from '../db/findPaymentDetail.ts';
 import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { upsertPaymentReconciliation } from '../db/upsertPaymentReconciliation.ts';
+import { achReturnFinding } from '../domain/achReturns.ts';
+import { reconcileCheckoutFees } from '../domain/reconcileCheckout.ts';
 import type { FeeConfiguration, FeeToReconcile, PaymentToReconcile } from '../domain/reconcileFees.ts';
 import { reconcileFees } from '../domain/reconcileFees.ts';
 import { type RefundToReconcile, reconcileRefunds } from '../domain/reconcileRefunds.ts';
@@ -14,8 +16,9 @@ const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : 
 const cents = (value: unknown) => (typeof value === 'number' ? value : null);
 
 /**
- * Reconciles one payment against its fees, refunds and the fee configurations of its sub account, and
- * records the result as that payment's findings (opening, refreshing and resolving). Idempotent.
+ * Reconciles one payment: its fees against the fee configurations of its sub account, its refunds and
+ * returned fees, an ACH return, and the fees set on its checkout. Records the result as that payment's
+ * findings (opening, refreshing and resolving). Idempotent.
  */
 export async function reconcilePayment(pool: Pool, paymentId: string, now: Date): Promise<boolean> {
   const detail = await findPaymentDetail(pool, paymentId);
@@ -39,6 +42,21 @@ export async function reconcilePayment(pool: Pool, paymentId: string, now: Date)
   const refunds = detail.refunds.map(toRefund);
   const feeCheck = reconcileFees(payment, fees, configurations);
   const findings = [...feeCheck.findings, ...reconcileRefunds(payment, fees, refunds)];
+  const achReturn = achReturnFinding({
+    id: paymentId,
+    amount: payment.amount,
+    methodKind: payment.methodKind,
+    status: (row.status ?? null) as string | null,
+    errorDescription: (row.error_description ?? null) as string | null,
+    succeededAt: date(row.succeeded_at),
+    failedAt: date(row.failed_at),
+  });
+  if (achReturn) findings.push(achReturn);
+  const checkout = detail.checkout;
+  if (checkout && Array.isArray(checkout.fees) && checkout.fees.length > 0) {
+    const mismatch = reconcileCheckoutFees({ id: String(checkout.id), fees: checkout.fees }, paymentId, fees);
+    if (mismatch) findings.push(mismatch);
+  }
 
   await withTransaction(pool, async (client) => {
     const context = {

@@ -99,11 +99,11 @@ export function createFeeConfigurationStore(now: () => Date, platformAccountId =
           `${feeType} needs an active ${base} configuration`,
         );
       }
-      // Chaining: the configuration in force at the new start ends there, with no gap.
+      // Chaining: the configuration in force at the new start (even one starting that instant) ends there.
       for (const previous of ofType(account, feeType)) {
         const previousStart = new Date(previous.effective_start);
         const previousEnd = previous.effective_end ? new Date(previous.effective_end) : null;
-        if (previousStart < start && (previousEnd === null || previousEnd > start))
+        if (previousStart <= start && (previousEnd === null || previousEnd > start))
           previous.effective_end = start.toISOString();
       }
       // A configuration scheduled later still takes over at its own start.

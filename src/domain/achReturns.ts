@@ -1,0 +1,137 @@
+import type { FindingDraft } from './findings.ts';
+
+export type AchCategory =
+  | 'account_problem'
+  | 'authorization_revoked_or_disputed'
+  | 'funds'
+  | 'blocked_before_network'
+  | 'other';
+
+export type AchReturnCode = { category: AchCategory; retryable: boolean; meaning: string };
+
+/** The seed's 17 ACH failure descriptions: what each means, and whether retrying can succeed. */
+export const ACH_RETURN_CODES: Record<string, AchReturnCode> = {
+  ACCOUNT_CLOSED: { category: 'account_problem', retryable: false, meaning: 'The bank account was closed.' },
+  ACCOUNT_FROZEN_OR_RETURNED_OFAC_INSTRUCTION: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The account is frozen, or the entry was returned on an OFAC instruction.',
+  },
+  ACCOUNT_NOT_FOUND: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'No account matches the account number given.',
+  },
+  BENEFICIARY_OR_ACCOUNT_HOLDER_DECEASED: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The account holder or beneficiary has died.',
+  },
+  CHECK_TRUNCATION_EARLY_RETURN: {
+    category: 'other',
+    retryable: false,
+    meaning: 'A converted check entry was returned early by the bank.',
+  },
+  CORPORATE_CUSTOMER_ADVISES_NOT_AUTHORIZED: {
+    category: 'authorization_revoked_or_disputed',
+    retryable: false,
+    meaning: 'The business account holder says the debit was not authorized.',
+  },
+  CUSTOMER_ADVISE_INVALID_TRANSACTION: {
+    category: 'authorization_revoked_or_disputed',
+    retryable: false,
+    meaning:
+      'The customer says the transaction is invalid (amount, date or terms differ from what was agreed).',
+  },
+  CUSTOMER_REVOKED_AUTHORIZATION: {
+    category: 'authorization_revoked_or_disputed',
+    retryable: false,
+    meaning: 'The customer revoked the authorization: never debit this account again without a new one.',
+  },
+  DUPLICATE_ENTRY: {
+    category: 'other',
+    retryable: false,
+    meaning: 'The bank saw the entry as a duplicate of one already posted.',
+  },
+  INSUFFICIENT_FUNDS: {
+    category: 'funds',
+    retryable: true,
+    meaning: 'Not enough funds in the account; a retry may succeed once funds are available.',
+  },
+  INVALID_ACCOUNT_NUMBER: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The account number is not valid.',
+  },
+  INVALID_ACH_ROUTING_NUMBER: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The routing number is not a valid ACH routing number.',
+  },
+  NON_TRANSACTION_ACCOUNT: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The account does not allow ACH debits.',
+  },
+  PAYMENT_STOPPED: {
+    category: 'authorization_revoked_or_disputed',
+    retryable: false,
+    meaning: 'The customer stopped this payment at the bank.',
+  },
+  UNAUTHORIZED_DEBIT: {
+    category: 'authorization_revoked_or_disputed',
+    retryable: false,
+    meaning: 'The customer reports the debit as unauthorized.',
+  },
+  UNCOLLECTED_FUNDS: {
+    category: 'funds',
+    retryable: true,
+    meaning: 'The balance is not yet collected; retry when available funds suffice.',
+  },
+  VALIDATION_ERROR: {
+    category: 'blocked_before_network',
+    retryable: false,
+    meaning: 'Blocked by validation before entering the ACH network; nothing reached the bank.',
+  },
+};
+
+export type AchPayment = {
+  id: string;
+  amount: number;
+  methodKind: string | null;
+  status: string | null;
+  errorDescription: string | null;
+  succeededAt: Date | null;
+  failedAt: Date | null;
+};
+
+/**
+ * `ach_return` for an ACH payment that failed with an `error_description`: the code (kept verbatim, and
+ * flagged when it is not in the catalogue), its category, whether a retry can succeed, and `late` when
+ * the payment had already succeeded (a reversal finance must book).
+ */
+export function achReturnFinding(payment: AchPayment): FindingDraft | null {
+  if (payment.methodKind !== 'ach' || payment.status !== 'failed' || !payment.errorDescription) return null;
+  const code = payment.errorDescription.trim();
+  const known = ACH_RETURN_CODES[code];
+  const late = payment.succeededAt !== null;
+  return {
+    code: 'ach_return',
+    severity: late ? 'error' : 'warning',
+    subjectType: 'payment',
+    subjectId: payment.id,
+    expected: null,
+    actual: code,
+    details: {
+      code,
+      known: known !== undefined,
+      category: known?.category ?? 'unknown',
+      retryable: known?.retryable ?? false,
+      meaning: known?.meaning ?? 'Not one of the provider’s documented ACH failure descriptions.',
+      late,
+      amount: payment.amount,
+      succeeded_at: payment.succeededAt,
+      failed_at: payment.failedAt,
+    },
+  };
+}

@@ -1,0 +1,584 @@
+import request from 'supertest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator, type Simulator } from '../src/dev/simulator/server.ts';
+
+// The provider simulator, driven over HTTP, held to the seed's rules: authentication, the standard fee
+// configuration validation, chaining and lifecycle, pagination, and the test controls.
+
+const CLIENT_ID = 'test_client_sim';
+const CLIENT_SECRET = 'test_secret_sim';
+const ACCOUNT = 'acc_sub_1';
+const HOUR = 3600 * 1000;
+const MINUTE = 60 * 1000;
+const START = new Date('2025-06-01T12:00:00.000Z');
+
+type Configuration = {
+  id: string;
+  account_id: string;
+  platform_account_id: string;
+  fee_type: string;
+  variable_rate: number;
+  transaction_fee_cents: number;
+  transaction_fee_currency: string;
+  fee_cap_cents: number | null;
+  effective_start: string;
+  effective_end: string | null;
+};
+type PageInfo = { has_previous: boolean; has_next: boolean; start_cursor: string; end_cursor: string };
+
+let currentDate: Date;
+let sim: Simulator;
+let bearer: string;
+
+const advance = (ms: number) => {
+  currentDate = new Date(currentDate.getTime() + ms);
+};
+const at = (msFromNow: number) => new Date(currentDate.getTime() + msFromNow).toISOString();
+const path = (suffix = '') => `/v1/sub_accounts/${ACCOUNT}/fee_configurations${suffix}`;
+
+async function issueToken(): Promise<string> {
+  const response = await request(sim.app)
+    .post('/oauth/token')
+    .send({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+  expect(response.status).toBe(200);
+  return response.body.access_token as string;
+}
+const get = (url: string) => request(sim.app).get(url).set('Authorization', `Bearer ${bearer}`);
+const post = (feeType: string, body: Record<string, unknown>) =>
+  request(sim.app)
+    .post(path(`/${feeType}`))
+    .set('Authorization', `Bearer ${bearer}`)
+    .send(body);
+
+async function create(feeType: string, body: Record<string, unknown>): Promise<Configuration> {
+  const response = await post(feeType, body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data as Configuration;
+}
+async function history(feeType: string): Promise<Configuration[]> {
+  const response = await get(`${path(`/${feeType}/history`)}?limit=100`);
+  expect(response.status).toBe(200);
+  return response.body.data as Configuration[];
+}
+async function activeOf(feeType: string) {
+  return get(path(`/${feeType}`));
+}
+
+beforeEach(async () => {
+  currentDate = START;
+  sim = createSimulator({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, now: () => currentDate });
+  bearer = await issueToken();
+});
+
+describe('authentication', () => {
+  it('issues an access token for the right client credentials', async () => {
+    const response = await request(sim.app)
+      .post('/oauth/token')
+      .send({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(response.status).toBe(200);
+    expect(response.body.access_token).toEqual(expect.any(String));
+    expect(response.body.access_token.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['a wrong secret', { client_id: CLIENT_ID, client_secret: 'nope' }],
+    ['a wrong client id', { client_id: 'test_other', client_secret: CLIENT_SECRET }],
+    ['no credentials', {}],
+  ])('refuses a token for %s with 401 not_authenticated', async (_name, body) => {
+    const response = await request(sim.app).post('/oauth/token').send(body);
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('not_authenticated');
+    expect(response.body.access_token).toBeUndefined();
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['an unknown bearer token', { Authorization: 'Bearer 0123456789abcdef' }],
+    ['the token without the Bearer scheme', 'raw'],
+  ])('answers 401 not_authenticated to %s', async (_name, headers) => {
+    const set = headers === 'raw' ? { Authorization: bearer } : headers;
+    for (const response of [
+      await request(sim.app).get(path()).set(set),
+      await request(sim.app).get(path('/processing_ecomm/history')).set(set),
+      await request(sim.app).post(path('/processing_ecomm')).set(set).send({ variable_rate: 2.9 }),
+    ]) {
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('not_authenticated');
+    }
+    // Nothing was created by the refused POST.
+    expect(sim.store.all()).toEqual([]);
+  });
+
+  it('accepts a token for just under 24 hours and refuses it from 24 hours on', async () => {
+    advance(24 * HOUR - 1);
+    expect((await get(path())).status).toBe(200);
+    advance(1);
+    const expired = await get(path());
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.code).toBe('not_authenticated');
+    bearer = await issueToken();
+    expect((await get(path())).status).toBe(200);
+  });
+
+  it('refuses every issued token after revokeTokens() until a new one is obtained', async () => {
+    const other = await issueToken();
+    sim.revokeTokens();
+    for (const token of [bearer, other]) {
+      const response = await request(sim.app).get(path()).set('Authorization', `Bearer ${token}`);
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('not_authenticated');
+    }
+    bearer = await issueToken();
+    expect((await get(path())).status).toBe(200);
+  });
+});
+
+describe('creating standard fee configurations', () => {
+  it('answers 201 with a standard_fee_configuration envelope holding the configuration', async () => {
+    const response = await post('processing_ecomm', {
+      variable_rate: 2.9,
+      transaction_fee_cents: 30,
+      fee_cap_cents: 500,
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: response.body.data.id,
+      type: 'standard_fee_configuration',
+      page_info: null,
+      data: {
+        id: expect.stringMatching(/^sfc_/),
+        account_id: ACCOUNT,
+        platform_account_id: expect.any(String),
+        fee_type: 'processing_ecomm',
+        variable_rate: 2.9,
+        transaction_fee_cents: 30,
+        transaction_fee_currency: 'usd',
+        fee_cap_cents: 500,
+        effective_start: START.toISOString(),
+        effective_end: null,
+      },
+    });
+  });
+
+  it('defaults transaction_fee_cents to 0, fee_cap_cents to null and effective_start to now', async () => {
+    const created = await create('processing_ach', { variable_rate: 0.8 });
+    expect(created.transaction_fee_cents).toBe(0);
+    expect(created.fee_cap_cents).toBeNull();
+    expect(created.effective_start).toBe(START.toISOString());
+    expect(created.effective_end).toBeNull();
+  });
+
+  it('returns the active configuration of a type in the same envelope', async () => {
+    const created = await create('processing_card_present', {
+      variable_rate: 2.6,
+      transaction_fee_cents: 10,
+    });
+    const response = await activeOf('processing_card_present');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      id: created.id,
+      type: 'standard_fee_configuration',
+      data: created,
+      page_info: null,
+    });
+  });
+
+  it('rejects a missing variable_rate with 422 parameter_missing, also when effective_end is set', async () => {
+    const withoutRate = await post('processing_ecomm', { transaction_fee_cents: 30 });
+    expect(withoutRate.status).toBe(422);
+    expect(withoutRate.body.error.code).toBe('parameter_missing');
+
+    const retiringWithoutRate = await post('platform', { effective_end: at(HOUR) });
+    expect(retiringWithoutRate.status).toBe(422);
+    expect(retiringWithoutRate.body.error.code).toBe('parameter_missing');
+    expect(sim.store.all()).toEqual([]);
+  });
+
+  it.each(['processing_ecomm', 'processing_card_present', 'processing_ach', 'processing_ach_expedited'])(
+    'rejects effective_end on the base type %s with 422 effective_end_must_be_nil_for_fee_type',
+    async (feeType) => {
+      const existing = await create(feeType, { variable_rate: 1 });
+      const response = await post(feeType, { variable_rate: 2, effective_end: at(HOUR) });
+      expect(response.status).toBe(422);
+      expect(response.body.error.code).toBe('effective_end_must_be_nil_for_fee_type');
+      // The base configuration was not retired.
+      expect(await history(feeType)).toEqual([existing]);
+      advance(2 * HOUR);
+      expect((await activeOf(feeType)).body.data).toEqual(existing);
+    },
+  );
+
+  it('rejects a brand ecomm type without an active processing_ecomm, and accepts it once the base exists', async () => {
+    const refused = await post('visa_brand_ecomm', { variable_rate: 2.5 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('fee_type_must_be_inside_hierarchy');
+
+    await create('processing_ecomm', { variable_rate: 2.9 });
+    const accepted = await post('visa_brand_ecomm', { variable_rate: 2.5 });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.data.fee_type).toBe('visa_brand_ecomm');
+  });
+
+  it('rejects a brand card-present type when only the ecomm base is active', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9 });
+    const refused = await post('mastercard_brand_card_present', { variable_rate: 2.5 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('fee_type_must_be_inside_hierarchy');
+
+    await create('processing_card_present', { variable_rate: 2.7 });
+    expect((await post('mastercard_brand_card_present', { variable_rate: 2.5 })).status).toBe(201);
+  });
+
+  it('does not count a base configuration that is only scheduled as active for the hierarchy', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9, effective_start: at(HOUR) });
+    const refused = await post('amex_brand_ecomm', { variable_rate: 3.5 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('fee_type_must_be_inside_hierarchy');
+  });
+
+  it.each([
+    ['equal to effective_start', 0],
+    ['before effective_start', -MINUTE],
+  ])('rejects an effective_end %s with 422', async (_name, offset) => {
+    const start = at(2 * HOUR);
+    const end = new Date(new Date(start).getTime() + offset).toISOString();
+    const response = await post('platform', { variable_rate: 1, effective_start: start, effective_end: end });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toBeDefined();
+    expect(sim.store.all()).toEqual([]);
+  });
+
+  it.each([
+    ['now', 0],
+    ['in the past', -MINUTE],
+  ])('rejects an effective_end %s with 422, even when later than effective_start', async (_name, offset) => {
+    const response = await post('platform', {
+      variable_rate: 1,
+      effective_start: at(-2 * HOUR),
+      effective_end: at(offset),
+    });
+    expect(response.status).toBe(422);
+    expect(sim.store.all()).toEqual([]);
+  });
+
+  it.each([
+    ['now', 0],
+    ['in the past', -MINUTE],
+  ])('rejects an effective_end %s when effective_start is omitted', async (_name, offset) => {
+    const response = await post('discover_brand_ecomm', { variable_rate: 1, effective_end: at(offset) });
+    expect(response.status).toBe(422);
+  });
+
+  it('answers 404 resource_not_found for the active configuration of a type that has none', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9 });
+    for (const feeType of ['processing_ach', 'platform', 'visa_brand_ecomm']) {
+      const response = await activeOf(feeType);
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('resource_not_found');
+    }
+  });
+});
+
+describe('chaining and the configuration lifecycle', () => {
+  it('retires the active configuration at the new one’s start, with no gap, when posting without effective_end', async () => {
+    const first = await create('processing_ecomm', { variable_rate: 2.9 });
+    advance(HOUR);
+    const second = await create('processing_ecomm', { variable_rate: 3.1 });
+
+    const [newest, oldest] = await history('processing_ecomm');
+    expect(newest).toEqual(second);
+    expect(oldest?.id).toBe(first.id);
+    expect(oldest?.effective_end).toBe(second.effective_start);
+    expect(second.effective_end).toBeNull();
+    expect((await activeOf('processing_ecomm')).body.data.id).toBe(second.id);
+  });
+
+  it('treats an explicit effective_start of now like an omitted one', async () => {
+    const first = await create('processing_ach_expedited', { variable_rate: 1.5 });
+    advance(MINUTE);
+    const second = await create('processing_ach_expedited', { variable_rate: 1.6, effective_start: at(0) });
+    expect(second.effective_start).toBe(currentDate.toISOString());
+    const [, retired] = await history('processing_ach_expedited');
+    expect(retired?.id).toBe(first.id);
+    expect(retired?.effective_end).toBe(second.effective_start);
+    expect((await activeOf('processing_ach_expedited')).body.data.id).toBe(second.id);
+  });
+
+  // Seed: "POST configuration | effective_start omitted or now | active | The previous active configuration
+  // of that fee type is retired." Two POSTs at the same instant (same millisecond; common under an injected
+  // clock) leave BOTH active in the simulator, the older one first: the chaining only retires configurations
+  // that started strictly before the new start. Marked `fails` until the simulator follows the seed.
+  it('retires the previous configuration even when the new one starts at the same instant', async () => {
+    const first = await create('processing_ecomm', { variable_rate: 2.9 });
+    const second = await create('processing_ecomm', { variable_rate: 3.1 });
+    expect((await activeOf('processing_ecomm')).body.data.id).toBe(second.id);
+    const active = (await get(path())).body.data as Configuration[];
+    expect(active.map((c) => c.id)).toEqual([second.id]);
+    const retired = (await history('processing_ecomm')).find((c) => c.id === first.id);
+    expect(retired?.effective_end).toBe(second.effective_start);
+  });
+
+  it('schedules a future configuration: listed as scheduled, the current one stays active until its start', async () => {
+    const current = await create('processing_ecomm', { variable_rate: 2.9 });
+    const startsAt = at(2 * HOUR);
+    const scheduled = await create('processing_ecomm', { variable_rate: 2.5, effective_start: startsAt });
+    expect(scheduled.effective_start).toBe(startsAt);
+    expect(scheduled.effective_end).toBeNull();
+
+    const list = await get(path('/scheduled'));
+    expect(list.status).toBe(200);
+    expect(list.body.type).toBe('array');
+    expect((list.body.data as Configuration[]).map((c) => c.id)).toEqual([scheduled.id]);
+    expect((await activeOf('processing_ecomm')).body.data.id).toBe(current.id);
+
+    advance(2 * HOUR - 1);
+    expect((await activeOf('processing_ecomm')).body.data.id).toBe(current.id);
+    expect((await get(path('/scheduled'))).body.data).toHaveLength(1);
+
+    advance(1);
+    expect((await activeOf('processing_ecomm')).body.data.id).toBe(scheduled.id);
+    expect((await get(path('/scheduled'))).body.data).toEqual([]);
+    const [newest, previous] = await history('processing_ecomm');
+    expect(newest?.id).toBe(scheduled.id);
+    expect(newest?.effective_end).toBeNull();
+    expect(previous?.effective_end).toBe(startsAt);
+  });
+
+  it('keeps the chain gapless when a configuration is inserted before an already scheduled one', async () => {
+    const a = await create('processing_card_present', { variable_rate: 2.7 });
+    const c = await create('processing_card_present', { variable_rate: 2.3, effective_start: at(3 * HOUR) });
+    const b = await create('processing_card_present', { variable_rate: 2.5, effective_start: at(HOUR) });
+
+    const chain = await history('processing_card_present');
+    expect(chain.map((x) => x.id)).toEqual([c.id, b.id, a.id]);
+    expect(chain[2]?.effective_end).toBe(b.effective_start);
+    expect(chain[1]?.effective_end).toBe(c.effective_start);
+    expect(chain[0]?.effective_end).toBeNull();
+    const scheduledIds = ((await get(path('/scheduled'))).body.data as Configuration[]).map((x) => x.id);
+    expect(scheduledIds.sort()).toEqual([b.id, c.id].sort());
+
+    advance(HOUR);
+    expect((await activeOf('processing_card_present')).body.data.id).toBe(b.id);
+    advance(2 * HOUR);
+    expect((await activeOf('processing_card_present')).body.data.id).toBe(c.id);
+  });
+
+  it('retires an optional type posted with effective_end once that time passes', async () => {
+    await create('platform', { variable_rate: 0.5 });
+    advance(HOUR);
+    const endsAt = at(30 * MINUTE);
+    const retiring = await create('platform', { variable_rate: 0.5, effective_end: endsAt });
+    expect(retiring.effective_end).toBe(endsAt);
+
+    advance(30 * MINUTE - 1);
+    expect((await activeOf('platform')).body.data.id).toBe(retiring.id);
+    advance(1);
+    const after = await activeOf('platform');
+    expect(after.status).toBe(404);
+    expect(after.body.error.code).toBe('resource_not_found');
+    expect((await get(path())).body.data).toEqual([]);
+    expect(await history('platform')).toHaveLength(2);
+  });
+
+  it('lets a brand type be retired while its base type stays active', async () => {
+    const base = await create('processing_ecomm', { variable_rate: 2.9 });
+    await create('visa_brand_ecomm', { variable_rate: 2.5 });
+    advance(MINUTE);
+    await create('visa_brand_ecomm', { variable_rate: 2.5, effective_end: at(MINUTE) });
+    advance(MINUTE);
+    expect((await activeOf('visa_brand_ecomm')).status).toBe(404);
+    const active = (await get(path())).body.data as Configuration[];
+    expect(active.map((c) => c.id)).toEqual([base.id]);
+  });
+
+  it('lists only the active configurations, one per type, as a paginated array', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9 });
+    advance(MINUTE);
+    const ecomm = await create('processing_ecomm', { variable_rate: 3 });
+    const ach = await create('processing_ach', { variable_rate: 0.8 });
+    await create('platform', { variable_rate: 0.2, effective_start: at(HOUR) });
+
+    const response = await get(path());
+    expect(response.status).toBe(200);
+    expect(response.body.id).toBeNull();
+    expect(response.body.type).toBe('array');
+    expect((response.body.data as Configuration[]).map((c) => c.id).sort()).toEqual(
+      [ecomm.id, ach.id].sort(),
+    );
+    expect(response.body.page_info).toMatchObject({ has_previous: false, has_next: false });
+  });
+
+  it('orders history by effective_start descending, whatever the order of creation', async () => {
+    const now0 = await create('processing_ach', { variable_rate: 0.8 });
+    const in5h = await create('processing_ach', { variable_rate: 0.7, effective_start: at(5 * HOUR) });
+    const in1h = await create('processing_ach', { variable_rate: 0.9, effective_start: at(HOUR) });
+    advance(10 * MINUTE);
+    const now10 = await create('processing_ach', { variable_rate: 1.0 });
+
+    const list = await history('processing_ach');
+    expect(list.map((c) => c.id)).toEqual([in5h.id, in1h.id, now10.id, now0.id]);
+    const starts = list.map((c) => c.effective_start);
+    expect([...starts].sort().reverse()).toEqual(starts);
+  });
+});
+
+describe('pagination', () => {
+  // 30 processing_ecomm configurations a minute apart; history lists them newest first.
+  async function seedHistory(count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) {
+      ids.push((await create('processing_ecomm', { variable_rate: 1 + index / 100 })).id);
+      advance(MINUTE);
+    }
+    return ids.reverse();
+  }
+  const historyPage = (query: string) => get(`${path('/processing_ecomm/history')}?${query}`);
+
+  it('returns 25 records by default and says there are more', async () => {
+    const ids = await seedHistory(30);
+    const response = await get(path('/processing_ecomm/history'));
+    expect(response.status).toBe(200);
+    expect(response.body.id).toBeNull();
+    expect(response.body.type).toBe('array');
+    expect((response.body.data as Configuration[]).map((c) => c.id)).toEqual(ids.slice(0, 25));
+    expect(response.body.page_info).toEqual({
+      has_previous: false,
+      has_next: true,
+      start_cursor: expect.any(String),
+      end_cursor: expect.any(String),
+    });
+  });
+
+  it.each([1, 7, 25, 29, 30, 31, 100])('honours limit=%i (all records when fewer exist)', async (limit) => {
+    const ids = await seedHistory(30);
+    const response = await historyPage(`limit=${limit}`);
+    expect((response.body.data as Configuration[]).map((c) => c.id)).toEqual(ids.slice(0, limit));
+    expect(response.body.page_info.has_next).toBe(limit < 30);
+  });
+
+  it.each(['0', '101', 'abc', '-1', '2.5', ''])('falls back to 25 for limit=%s', async (limit) => {
+    await seedHistory(30);
+    const response = await historyPage(`limit=${limit}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toHaveLength(25);
+  });
+
+  it('reaches every record exactly once by following end_cursor with after_cursor', async () => {
+    const ids = await seedHistory(30);
+    const seen: string[] = [];
+    let query = 'limit=7';
+    let pages = 0;
+    for (;;) {
+      const response = await historyPage(query);
+      expect(response.status).toBe(200);
+      const pageInfo = response.body.page_info as PageInfo;
+      seen.push(...(response.body.data as Configuration[]).map((c) => c.id));
+      expect(pageInfo.has_previous).toBe(pages > 0);
+      pages++;
+      if (!pageInfo.has_next) break;
+      query = `limit=7&after_cursor=${encodeURIComponent(pageInfo.end_cursor)}`;
+    }
+    expect(pages).toBe(5);
+    expect(seen).toEqual(ids);
+    expect(new Set(seen).size).toBe(30);
+  });
+
+  it('fetches the page before a cursor with before_cursor', async () => {
+    const ids = await seedHistory(30);
+    const all = await historyPage('limit=100');
+    const lastCursor = (all.body.page_info as PageInfo).end_cursor;
+    const response = await historyPage(`limit=5&before_cursor=${encodeURIComponent(lastCursor)}`);
+    expect((response.body.data as Configuration[]).map((c) => c.id)).toEqual(ids.slice(24, 29));
+    expect(response.body.page_info).toMatchObject({ has_previous: true, has_next: true });
+  });
+
+  it('answers has_next false and no data after the cursor of the last record', async () => {
+    await seedHistory(30);
+    const all = await historyPage('limit=100');
+    const lastCursor = (all.body.page_info as PageInfo).end_cursor;
+    const response = await historyPage(`after_cursor=${encodeURIComponent(lastCursor)}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual([]);
+    expect(response.body.page_info.has_next).toBe(false);
+  });
+
+  it('answers has_previous false and no data before the cursor of the first record', async () => {
+    await seedHistory(30);
+    const first = await historyPage('limit=3');
+    const firstCursor = (first.body.page_info as PageInfo).start_cursor;
+    const response = await historyPage(`before_cursor=${encodeURIComponent(firstCursor)}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual([]);
+    expect(response.body.page_info.has_previous).toBe(false);
+  });
+
+  it('paginates the active list and the scheduled list too', async () => {
+    for (let index = 0; index < 3; index++) {
+      await create('processing_ach', { variable_rate: 1, effective_start: at((index + 1) * HOUR) });
+    }
+    const scheduled = await get(`${path('/scheduled')}?limit=2`);
+    expect(scheduled.body.data).toHaveLength(2);
+    expect(scheduled.body.page_info.has_next).toBe(true);
+    const rest = await get(
+      `${path('/scheduled')}?limit=2&after_cursor=${encodeURIComponent(scheduled.body.page_info.end_cursor)}`,
+    );
+    expect(rest.body.data).toHaveLength(1);
+    expect(rest.body.page_info).toMatchObject({ has_previous: true, has_next: false });
+
+    await create('processing_ecomm', { variable_rate: 2.9 });
+    await create('processing_card_present', { variable_rate: 2.7 });
+    const active = await get(`${path()}?limit=1`);
+    expect(active.body.data).toHaveLength(1);
+    expect(active.body.page_info.has_next).toBe(true);
+  });
+});
+
+describe('test controls', () => {
+  it('fails the next n requests with the given status and error code, then answers normally', async () => {
+    sim.failNext(2, 503, 'gateway_error_please_retry');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await get(path());
+      expect(response.status).toBe(503);
+      expect(response.body.error.code).toBe('gateway_error_please_retry');
+    }
+    expect((await get(path())).status).toBe(200);
+  });
+
+  it('fails the token request too, and uses a null code when none is given', async () => {
+    sim.failNext(1, 500);
+    const failed = await request(sim.app)
+      .post('/oauth/token')
+      .send({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error.code).toBeNull();
+    expect(await issueToken()).toEqual(expect.any(String));
+  });
+
+  it('injects a failure without processing the request', async () => {
+    sim.failNext(1, 429, 'gateway_rate_limit_error');
+    const response = await post('processing_ecomm', { variable_rate: 2.9 });
+    expect(response.status).toBe(429);
+    expect(response.body.error.code).toBe('gateway_rate_limit_error');
+    expect(sim.store.all()).toEqual([]);
+  });
+
+  it('records each request as method and path', async () => {
+    await get(`${path('/processing_ecomm/history')}?limit=5`);
+    await post('processing_ecomm', { variable_rate: 2.9 });
+    expect(sim.requests).toEqual([
+      'POST /oauth/token',
+      `GET /v1/sub_accounts/${ACCOUNT}/fee_configurations/processing_ecomm/history`,
+      `POST /v1/sub_accounts/${ACCOUNT}/fee_configurations/processing_ecomm`,
+    ]);
+  });
+
+  it('rewrites and removes stored configurations, as the real API never would', async () => {
+    const first = await create('processing_ecomm', { variable_rate: 2.9 });
+    advance(MINUTE);
+    const second = await create('processing_ecomm', { variable_rate: 3.1 });
+    sim.rewrite(first.id, { variable_rate: 9.9 });
+    expect((await history('processing_ecomm')).find((c) => c.id === first.id)?.variable_rate).toBe(9.9);
+    sim.remove(second.id);
+    expect((await history('processing_ecomm')).map((c) => c.id)).toEqual([first.id]);
+  });
+});
