@@ -10,4 +10,6 @@ export const jobs: readonly JobDefinition[] = [
   processEvent,
   reconcilePayment,
   feeConfigurationSync,
+  captureExpiryScan,
+  sendAlert,
 ] as JobDefinition[];

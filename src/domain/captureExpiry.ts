@@ -54,6 +54,8 @@ export function checkCaptureExpiry(authorizations: Authorization[], thresholdsHo
       expected: expiresAt.toISOString(),
       actual: null,
       details: { ...facts, threshold_hours: crossed },
+      accountId: authorization.accountId,
+      currency: authorization.currency,
     });
     alerts.push({
       dedupeKey: `capture:${authorization.paymentId}:${crossed}`,

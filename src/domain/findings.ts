@@ -9,4 +9,7 @@ export type FindingDraft = {
   expected: unknown;
   actual: unknown;
   details: Record<string, unknown>;
+  /** Set when findings of one run belong to different accounts (else the run's account is used). */
+  accountId?: string;
+  currency?: string;
 };

@@ -1,21 +1,33 @@
 import cron from 'node-cron';
+import type { Boss } from '../queue/boss.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 export type Schedule = { job: string; cron: string };
 
-/** Scheduled jobs and when they run. Filled in by the issues that add scheduled jobs. */
-export const schedules: readonly Schedule[] = [];
+/** Scheduled jobs and when they run (UTC). */
+export const schedules: readonly Schedule[] = [
+  { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
+  { job: 'fee-configuration-sync', cron: '0 * * * *' },
+];
 
-/** The clock role: each tick only enqueues, with a singleton key so N clocks send each tick once. */
+/**
+ * Enqueues one tick of a schedule. The singleton key is the job and the minute it fires for, so any
+ * number of clocks enqueue each tick once.
+ */
+export function enqueueTick(boss: Boss, schedule: Schedule, triggeredAt: Date): Promise<string | null> {
+  const minute = triggeredAt.toISOString().slice(0, 16);
+  return boss.send(schedule.job, {}, { singletonKey: `${schedule.job}:${minute}`, singletonSeconds: 3600 });
+}
+
+/** The clock role: each tick only enqueues. */
 export function startClock(runtime: Runtime): () => Promise<void> {
   const tasks = schedules.map((schedule) =>
     cron.schedule(
       schedule.cron,
       async (context) => {
-        const tick = context.triggeredAt.toISOString().slice(0, 16);
-        await runtime.boss
-          .send(schedule.job, {}, { singletonKey: `${schedule.job}:${tick}`, singletonSeconds: 60 })
-          .catch((err: unknown) => runtime.log.error(err, `could not enqueue ${schedule.job}`));
+        await enqueueTick(runtime.boss, schedule, context.triggeredAt).catch((err: unknown) =>
+          runtime.log.error(err, `could not enqueue ${schedule.job}`),
+        );
       },
       { timezone: 'UTC', name: schedule.job },
     ),

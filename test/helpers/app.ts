@@ -23,8 +23,9 @@ export async function startTestApp(
     jobs?: readonly JobDefinition[];
     databaseUrl?: string;
     poolUrl?: string;
-    /** Runs the real pg-boss workers in this process too. */
+    /** Runs the real pg-boss workers in this process too (all queues, or those named). */
     worker?: boolean;
+    workerJobs?: string[];
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
@@ -52,7 +53,8 @@ export async function startTestApp(
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
   const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool), jobs, now });
-  if (options.worker) await startWorkers({ pool, boss, config, log, now }, jobs);
+  const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
+  if (options.worker) await startWorkers({ pool, boss, config, log, now }, workerJobs);
   return {
     app,
     pool,

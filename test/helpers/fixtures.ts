@@ -45,3 +45,18 @@ export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Waits until processing and the reconciliations it queued are done. */
+export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
+  await drain(t, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await t.pool.query(
+      `select count(*)::int as n from pgboss.job
+        where name in ('process-event', 'reconcile-payment') and state in ('created', 'retry', 'active')`,
+    );
+    if (rows[0].n === 0) return;
+    if (Date.now() > deadline) throw new Error('reconciliation did not settle');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { enqueueTick, schedules } from '../src/processes/clock.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+it('several clocks firing the same tick enqueue the job once; the next tick enqueues again', async () => {
+  const schedule = schedules.find((candidate) => candidate.job === 'capture-expiry-scan');
+  if (!schedule) throw new Error('capture-expiry-scan is not scheduled');
+  const tick = new Date('2026-11-22T10:05:00.123Z');
+  const ids = await Promise.all([1, 2, 3].map(() => enqueueTick(t.boss, schedule, tick)));
+  expect(ids.filter((id) => id !== null)).toHaveLength(1);
+  expect(await enqueueTick(t.boss, schedule, new Date('2026-11-22T10:05:00.900Z'))).toBeNull();
+  expect(await enqueueTick(t.boss, schedule, new Date('2026-11-22T10:10:00.000Z'))).not.toBeNull();
+  const { rows } = await t.pool.query(
+    `select count(*)::int as n from pgboss.job where name = 'capture-expiry-scan'`,
+  );
+  expect(rows[0].n).toBe(2);
+});
