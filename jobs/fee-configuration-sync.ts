@@ -3,6 +3,7 @@ import { listSeenAccounts } from '../src/db/listSeenAccounts.ts';
 import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';
+import { FEE_CONFIGURATION_REPORT_QUEUE } from './fee-configuration-report.ts';
 
 /**
  * Fetches the fee configuration history of every sub account seen in events (or the one named), stores

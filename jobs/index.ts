@@ -1,5 +1,7 @@
 import type { JobDefinition } from '../src/queue/job.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
+import dailyReport from './daily-report.ts';
+import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import processEvent from './process-event.ts';
 import reconcilePayment from './reconcile-payment.ts';
@@ -12,4 +14,6 @@ export const jobs: readonly JobDefinition[] = [
   feeConfigurationSync,
   captureExpiryScan,
   sendAlert,
+  dailyReport,
+  feeConfigurationReport,
 ] as JobDefinition[];

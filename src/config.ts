@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 
 const integer = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -15,6 +16,15 @@ const commaList = z
 const hoursList = commaList.pipe(
   z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)),
 );
+
+const cronExpression = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine(
+      (value) => cron.validate(value),
+      'is not a valid cron expression (minute hour day month weekday)',
+    );
 
 const optionalText = z
   .string()
@@ -44,6 +54,12 @@ export const configSchema = z.object({
   CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
   /** Directory reports are also written to. Unset: reports live in the database only. */
   REPORTS_DIR: optionalText,
+  /** When the clock runs the capture-expiry scan (cron, UTC). */
+  SCHEDULE_CAPTURE_EXPIRY_SCAN: cronExpression('*/5 * * * *'),
+  /** When the clock runs the fee configuration sync, which ends with the comparison report (cron, UTC). */
+  SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *'),
+  /** When the clock builds the daily report for the previous UTC day (cron, UTC). */
+  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *'),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { enqueueTick, schedules } from '../src/processes/clock.ts';
+import { enqueueTick, schedulesFor } from '../src/processes/clock.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 let t: TestApp;
@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 it('several clocks firing the same tick enqueue the job once; the next tick enqueues again', async () => {
-  const schedule = schedules.find((candidate) => candidate.job === 'capture-expiry-scan');
+  const schedule = schedulesFor(t.config).find((candidate) => candidate.job === 'capture-expiry-scan');
   if (!schedule) throw new Error('capture-expiry-scan is not scheduled');
   const tick = new Date('2026-11-22T10:05:00.123Z');
   const ids = await Promise.all([1, 2, 3].map(() => enqueueTick(t.boss, schedule, tick)));
@@ -20,4 +20,20 @@ it('several clocks firing the same tick enqueue the job once; the next tick enqu
     `select count(*)::int as n from pgboss.job where name = 'capture-expiry-scan'`,
   );
   expect(rows[0].n).toBe(2);
+});
+
+it('schedules come from the SCHEDULE_* settings, with documented defaults, and bad cron strings fail at boot', async () => {
+  expect(schedulesFor(t.config)).toEqual([
+    { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
+    { job: 'fee-configuration-sync', cron: '0 * * * *' },
+    { job: 'daily-report', cron: '15 0 * * *' },
+  ]);
+  const { loadConfig } = await import('../src/config.ts');
+  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[2]).toEqual({
+    job: 'daily-report',
+    cron: '30 1 * * *',
+  });
+  expect(() => loadConfig({ SCHEDULE_CAPTURE_EXPIRY_SCAN: 'every five minutes' })).toThrow(
+    /SCHEDULE_CAPTURE_EXPIRY_SCAN: is not a valid cron/,
+  );
 });

@@ -10,6 +10,7 @@ import { findingRoutes } from './api/findings.ts';
 import { jobRoutes } from './api/jobs.ts';
 import { opsSignalRoutes } from './api/opsSignals.ts';
 import { paymentRoutes } from './api/payments.ts';
+import { reportRoutes } from './api/reports.ts';
 import { statusRoutes } from './api/status.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Express {
     paymentRoutes(deps),
     findingRoutes(deps),
     opsSignalRoutes(deps),
+    reportRoutes(deps),
     jobRoutes(deps),
   );
   app.use(notFound);

@@ -1,14 +1,18 @@
 import cron from 'node-cron';
+import type { Config } from '../config.ts';
 import type { Boss } from '../queue/boss.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 export type Schedule = { job: string; cron: string };
 
-/** Scheduled jobs and when they run (UTC). */
-export const schedules: readonly Schedule[] = [
-  { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
-  { job: 'fee-configuration-sync', cron: '0 * * * *' },
-];
+/** Scheduled jobs and when they run (UTC), from the SCHEDULE_* settings. */
+export function schedulesFor(config: Config): Schedule[] {
+  return [
+    { job: 'capture-expiry-scan', cron: config.SCHEDULE_CAPTURE_EXPIRY_SCAN },
+    { job: 'fee-configuration-sync', cron: config.SCHEDULE_FEE_CONFIGURATION_SYNC },
+    { job: 'daily-report', cron: config.SCHEDULE_DAILY_REPORT },
+  ];
+}
 
 /**
  * Enqueues one tick of a schedule. The singleton key is the job and the minute it fires for, so any
@@ -21,6 +25,7 @@ export function enqueueTick(boss: Boss, schedule: Schedule, triggeredAt: Date): 
 
 /** The clock role: each tick only enqueues. */
 export function startClock(runtime: Runtime): () => Promise<void> {
+  const schedules = schedulesFor(runtime.config);
   const tasks = schedules.map((schedule) =>
     cron.schedule(
       schedule.cron,

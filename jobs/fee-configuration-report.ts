@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { findReport } from '../src/db/findReport.ts';
+import { defineJob } from '../src/queue/job.ts';
+import { buildFeeConfigurationReport } from '../src/reports/buildFeeConfigurationReport.ts';
+import { reportId, saveReport } from '../src/reports/saveReport.ts';
+
+export const FEE_CONFIGURATION_REPORT_QUEUE = 'fee-configuration-report';
+
+/** Compares the stored fee configuration history with the previous report's and stores the comparison. */
+export default defineJob({
+  name: FEE_CONFIGURATION_REPORT_QUEUE,
+  scheduled: true,
+  payloadSchema: z.object({}),
+  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
+  async handle(_payload, context) {
+    const previous = await findReport(context.pool, { latestOf: 'fee-configurations' });
+    const report = await buildFeeConfigurationReport(
+      context.pool,
+      context.now(),
+      previous
+        ? { id: reportId(previous.id), configurations: (previous.body.configurations ?? []) as never }
+        : null,
+    );
+    const id = await saveReport(context.pool, report, context.config.REPORTS_DIR);
+    context.log.info({ reportId: id, accounts: report.accounts.length }, 'fee configuration report stored');
+  },
+});

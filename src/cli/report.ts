@@ -1,0 +1,71 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { findReport } from '../db/findReport.ts';
+import { createPool } from '../db/pool.ts';
+import { createLogger } from '../logger.ts';
+import { buildDailyReport } from '../reports/buildDailyReport.ts';
+import { buildFeeConfigurationReport } from '../reports/buildFeeConfigurationReport.ts';
+import { renderCsv } from '../reports/renderCsv.ts';
+import { renderHtml } from '../reports/renderHtml.ts';
+import { reportId, saveReport } from '../reports/saveReport.ts';
+import type { Report } from '../reports/sections.ts';
+import { resolveDatabaseUrl } from './database.ts';
+
+export const usage =
+  'tally report daily [--date YYYY-MM-DD] [--format json|csv|html] [--out FILE]\n  tally report fee-configurations [--format json|csv|html] [--out FILE]';
+
+/** Builds a report now, stores it (and writes it to REPORTS_DIR when set), and prints or saves it. */
+export async function reportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      date: { type: 'string' },
+      format: { type: 'string', default: 'json' },
+      out: { type: 'string' },
+    },
+  });
+  const kind = positionals[0];
+  if (kind !== 'daily' && kind !== 'fee-configurations')
+    throw new Error(`say which report; usage:\n  ${usage}`);
+  const format = values.format;
+  if (format !== 'json' && format !== 'csv' && format !== 'html')
+    throw new Error('--format must be json, csv or html');
+  const date = values.date ?? new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
+  if (kind === 'daily' && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))) {
+    throw new Error(`--date must be a day as YYYY-MM-DD, got "${date}"`);
+  }
+  const step = (message: string) => process.stderr.isTTY && process.stderr.write(`${message}\n`);
+  const pool = createPool(await resolveDatabaseUrl(), createLogger('warn'), 4);
+  try {
+    step(kind === 'daily' ? `building the daily report for ${date}…` : 'comparing fee configurations…');
+    const now = new Date();
+    let report: Report;
+    if (kind === 'daily') {
+      report = await buildDailyReport(pool, date, now);
+    } else {
+      const previous = await findReport(pool, { latestOf: 'fee-configurations' });
+      const snapshot = previous
+        ? { id: reportId(previous.id), configurations: (previous.body.configurations ?? []) as never }
+        : null;
+      report = await buildFeeConfigurationReport(pool, now, snapshot);
+    }
+    const id = await saveReport(pool, report, process.env.REPORTS_DIR || undefined);
+    step(`stored ${id}`);
+    const out = values.out ? createWriteStream(values.out) : process.stdout;
+    const chunks =
+      format === 'csv'
+        ? renderCsv(report)
+        : [format === 'html' ? renderHtml(report, id) : `${JSON.stringify(report, null, 2)}\n`];
+    for (const chunk of chunks) if (!out.write(chunk)) await once(out, 'drain');
+    if (values.out) {
+      out.end();
+      await once(out, 'finish');
+      step(`written to ${values.out}`);
+    }
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
