@@ -32,5 +32,7 @@ export default defineJob({
         'fee configurations synced',
       );
     }
+    // A full sync ends with the comparison report; a single-account sync does not.
+    if (!payload.account_id) await context.boss.send(FEE_CONFIGURATION_REPORT_QUEUE, {});
   },
 });

@@ -1,0 +1,109 @@
+import { listTopFindings } from '../db/listTopFindings.ts';
+import type { Queryable } from '../db/pool.ts';
+import { sumDailyAchReturns } from '../db/sumDailyAchReturns.ts';
+import { sumDailyForwarding } from '../db/sumDailyForwarding.ts';
+import { sumDailyPayments } from '../db/sumDailyPayments.ts';
+import { sumDailyRefunds } from '../db/sumDailyRefunds.ts';
+import { sumOpenFindings } from '../db/sumOpenFindings.ts';
+import { ACH_RETURN_CODES } from '../domain/achReturns.ts';
+
+/** Money columns of an account row, in cents; totals are their sums, so a total always equals its rows. */
+export const MONEY_COLUMNS = [
+  'gross',
+  'fees',
+  'processing_fees',
+  'platform_fees',
+  'other_fees',
+  'configured_fees',
+  'explicit_fees',
+  'legacy_application_fees',
+  'refunded',
+  'returned_fees',
+  'returned_processing_fees',
+  'returned_platform_fees',
+  'net',
+] as const;
+export const COUNT_COLUMNS = ['payments', 'refunds'] as const;
+
+type AccountRow = { account_type: string; account_id: string; currency: string } & Record<
+  (typeof MONEY_COLUMNS)[number] | (typeof COUNT_COLUMNS)[number],
+  number
+>;
+
+export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
+
+/**
+ * The reconciliation report of one UTC day, per account and currency, test and live kept apart:
+ * settled payments and gross, fees by type and by source, refunds and returned fees, net
+ * (gross − fees − refunded + returned fees), ACH returns, captures at risk, forwarding outcomes per
+ * destination, and open findings with the money at stake. Set-based: a handful of grouped queries.
+ */
+export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
+  const from = new Date(`${date}T00:00:00.000Z`);
+  const to = new Date(from.getTime() + 24 * 3600 * 1000);
+  const [payments, refunds, achReturns, forwarding, findings, topFindings] = await Promise.all([
+    sumDailyPayments(db, from, to),
+    sumDailyRefunds(db, from, to),
+    sumDailyAchReturns(db, from, to),
+    sumDailyForwarding(db, from, to),
+    // Open discrepancies are a current state: as of when the report is built, whatever day it covers.
+    sumOpenFindings(db, generatedAt),
+    listTopFindings(db, generatedAt, 100),
+  ]);
+
+  const accounts = new Map<string, AccountRow>();
+  const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
+    const id = `${key.account_type}\u0000${key.account_id}\u0000${key.currency}`;
+    let row = accounts.get(id);
+    if (!row) {
+      row = {
+        account_type: key.account_type,
+        account_id: key.account_id,
+        currency: key.currency,
+      } as AccountRow;
+      for (const column of [...MONEY_COLUMNS, ...COUNT_COLUMNS]) row[column] = 0;
+      accounts.set(id, row);
+    }
+    return row;
+  };
+  for (const payment of payments) Object.assign(rowFor(payment), payment);
+  for (const refund of refunds) Object.assign(rowFor(refund), refund);
+  const accountRows = [...accounts.values()]
+    .map((row) => ({ ...row, net: row.gross - row.fees - row.refunded + row.returned_fees }))
+    .sort((a, b) =>
+      `${a.account_type}${a.currency}${a.account_id}`.localeCompare(
+        `${b.account_type}${b.currency}${b.account_id}`,
+      ),
+    );
+
+  return {
+    kind: 'daily' as const,
+    date,
+    generated_at: generatedAt.toISOString(),
+    totals: totalsOf(accountRows),
+    accounts: accountRows,
+    ach_returns: achReturns.map((row) => ({
+      ...row,
+      category: ACH_RETURN_CODES[row.code]?.category ?? 'unknown',
+      retryable: ACH_RETURN_CODES[row.code]?.retryable ?? false,
+    })),
+    captures: findings.filter((row) => row.code.startsWith('capture_')),
+    forwarding,
+    findings,
+    top_findings: topFindings.map((row) => ({ ...row, id: `fnd_${row.id}` })),
+  };
+}
+
+/** Per test/live and currency: the sum of the account rows (never across currencies or modes). */
+function totalsOf(rows: AccountRow[]) {
+  const totals = new Map<string, Record<string, number | string>>();
+  for (const row of rows) {
+    const key = `${row.account_type}\u0000${row.currency}`;
+    const total = totals.get(key) ?? { account_type: row.account_type, currency: row.currency, accounts: 0 };
+    total.accounts = Number(total.accounts) + 1;
+    for (const column of [...COUNT_COLUMNS, ...MONEY_COLUMNS])
+      total[column] = Number(total[column] ?? 0) + row[column];
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}

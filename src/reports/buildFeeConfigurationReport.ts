@@ -1,0 +1,105 @@
+import { listFeeConfigurationAccounts } from '../db/listFeeConfigurationAccounts.ts';
+import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
+import { listOpenFindingSubjects } from '../db/listOpenFindingSubjects.ts';
+import type { Queryable } from '../db/pool.ts';
+import { sumRepricing } from '../db/sumRepricing.ts';
+import { isEffectiveAt } from '../domain/feeSelection.ts';
+
+const IMPACT_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+type Snapshot = { id: string; effective_end: string | null };
+export type FeeConfigurationReport = Awaited<ReturnType<typeof buildFeeConfigurationReport>>;
+
+const describe = (row: FeeConfigurationRow) => ({
+  id: row.id,
+  variable_rate: row.variable_rate,
+  transaction_fee_cents: row.transaction_fee_cents,
+  fee_cap_cents: row.fee_cap_cents,
+  effective_start: row.effective_start.toISOString(),
+  effective_end: row.effective_end?.toISOString() ?? null,
+});
+
+const window = (row: FeeConfigurationRow) => ({
+  feeType: row.fee_type,
+  effectiveStart: row.effective_start,
+  effectiveEnd: row.effective_end,
+});
+
+/**
+ * The fee configuration comparison: per sub account and fee type, what is new, retired or scheduled since
+ * the previous report, what was rewritten or breaks the chain, what is effective now, and the impact of
+ * each new or scheduled configuration: the last 30 days of that type's fees re-priced under it, against
+ * what was charged, per currency.
+ */
+export async function buildFeeConfigurationReport(
+  db: Queryable,
+  now: Date,
+  previous: { id: string; configurations: Snapshot[] } | null,
+) {
+  const before = new Map((previous?.configurations ?? []).map((item) => [item.id, item]));
+  const broken = await listOpenFindingSubjects(db, 'fee_configuration_chain_broken');
+  const snapshot: Snapshot[] = [];
+  const accounts = [];
+  for (const accountId of await listFeeConfigurationAccounts(db)) {
+    const rows = await listFeeConfigurations(db, accountId);
+    const feeTypes = [];
+    for (const feeType of [...new Set(rows.map((row) => row.fee_type))].sort()) {
+      const versions = rows.filter((row) => row.fee_type === feeType);
+      const added = versions.filter((row) => previous !== null && !before.has(row.id));
+      const retired = versions.filter((row) => {
+        const ended = row.effective_end !== null && row.effective_end <= now;
+        const earlier = before.get(row.id);
+        return (
+          ended &&
+          (earlier === undefined
+            ? previous !== null
+            : earlier.effective_end === null || new Date(earlier.effective_end) > now)
+        );
+      });
+      const scheduled = versions.filter((row) => row.effective_start > now);
+      const impact = [];
+      for (const change of [...new Set([...added, ...scheduled])]) {
+        const repricing = await sumRepricing(db, {
+          accountId,
+          feeType,
+          since: new Date(now.getTime() - IMPACT_WINDOW_MS),
+          variableRate: change.variable_rate,
+          transactionFeeCents: change.transaction_fee_cents,
+          feeCapCents: change.fee_cap_cents,
+        });
+        for (const row of repricing)
+          impact.push({ configuration_id: change.id, ...row, difference: row.repriced - row.charged });
+      }
+      const effective = versions.find((row) => row.vanished_at === null && isEffectiveAt(window(row), now));
+      feeTypes.push({
+        fee_type: feeType,
+        effective: effective ? describe(effective) : null,
+        new: added.map(describe),
+        retired: retired.map(describe),
+        scheduled: scheduled.map((row) => ({
+          ...describe(row),
+          takes_effect: row.effective_start.toISOString(),
+        })),
+        rewritten: versions
+          .filter((row) => row.provider_values !== null || row.vanished_at !== null)
+          .map((row) => ({
+            ...describe(row),
+            vanished: row.vanished_at !== null,
+            provider_values: row.provider_values,
+          })),
+        chain_broken: broken.has(`${accountId}:${feeType}`),
+        impact,
+      });
+      for (const row of versions)
+        snapshot.push({ id: row.id, effective_end: row.effective_end?.toISOString() ?? null });
+    }
+    accounts.push({ account_id: accountId, fee_types: feeTypes });
+  }
+  return {
+    kind: 'fee-configurations' as const,
+    generated_at: now.toISOString(),
+    previous_report_id: previous?.id ?? null,
+    accounts,
+    configurations: snapshot,
+  };
+}
