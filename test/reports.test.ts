@@ -132,7 +132,7 @@ describe('the daily report', () => {
         'legacy_application_fees',
       ]) {
         expect(total[column]).toBe(
-          rows.reduce((sum: number, row: Record<string, number>) => sum + row[column], 0),
+          rows.reduce((sum: number, row: Record<string, number>) => sum + (row[column] ?? 0), 0),
         );
       }
     }
