@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineJob } from '../src/queue/job.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { saveReport } from '../src/reports/saveReport.ts';
+import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 
 const previousUtcDay = (now: Date) => new Date(now.getTime() - 24 * 3600 * 1000).toISOString().slice(0, 10);
 
@@ -13,7 +14,9 @@ export default defineJob({
   queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
   async handle(payload, context) {
     const date = payload.date ?? previousUtcDay(context.now());
-    const report = await buildDailyReport(context.pool, date, context.now());
+    const report = await withReportSnapshot(context.pool, (client) =>
+      buildDailyReport(client, date, context.now()),
+    );
     const id = await saveReport(context.pool, report, context.config.REPORTS_DIR);
     context.log.info({ reportId: id, date, accounts: report.accounts.length }, 'daily report stored');
   },

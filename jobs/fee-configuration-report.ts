@@ -3,6 +3,7 @@ import { findReport } from '../src/db/findReport.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { buildFeeConfigurationReport } from '../src/reports/buildFeeConfigurationReport.ts';
 import { reportId, saveReport } from '../src/reports/saveReport.ts';
+import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 
 export const FEE_CONFIGURATION_REPORT_QUEUE = 'fee-configuration-report';
 
@@ -14,12 +15,11 @@ export default defineJob({
   queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
   async handle(_payload, context) {
     const previous = await findReport(context.pool, { latestOf: 'fee-configurations' });
-    const report = await buildFeeConfigurationReport(
-      context.pool,
-      context.now(),
-      previous
-        ? { id: reportId(previous.id), configurations: (previous.body.configurations ?? []) as never }
-        : null,
+    const snapshot = previous
+      ? { id: reportId(previous.id), configurations: (previous.body.configurations ?? []) as never }
+      : null;
+    const report = await withReportSnapshot(context.pool, (client) =>
+      buildFeeConfigurationReport(client, context.now(), snapshot),
     );
     const id = await saveReport(context.pool, report, context.config.REPORTS_DIR);
     context.log.info({ reportId: id, accounts: report.accounts.length }, 'fee configuration report stored');

@@ -10,6 +10,7 @@ import { renderCsv } from '../reports/renderCsv.ts';
 import { renderHtml } from '../reports/renderHtml.ts';
 import { reportId, saveReport } from '../reports/saveReport.ts';
 import type { Report } from '../reports/sections.ts';
+import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { resolveDatabaseUrl } from './database.ts';
 
 export const usage =
@@ -43,13 +44,13 @@ export async function reportCommand(args: string[]): Promise<number> {
     const now = new Date();
     let report: Report;
     if (kind === 'daily') {
-      report = await buildDailyReport(pool, date, now);
+      report = await withReportSnapshot(pool, (client) => buildDailyReport(client, date, now));
     } else {
       const previous = await findReport(pool, { latestOf: 'fee-configurations' });
       const snapshot = previous
         ? { id: reportId(previous.id), configurations: (previous.body.configurations ?? []) as never }
         : null;
-      report = await buildFeeConfigurationReport(pool, now, snapshot);
+      report = await withReportSnapshot(pool, (client) => buildFeeConfigurationReport(client, now, snapshot));
     }
     const id = await saveReport(pool, report, process.env.REPORTS_DIR || undefined);
     step(`stored ${id}`);

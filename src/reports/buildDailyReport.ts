@@ -41,15 +41,14 @@ export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
 export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
   const from = new Date(`${date}T00:00:00.000Z`);
   const to = new Date(from.getTime() + 24 * 3600 * 1000);
-  const [payments, refunds, achReturns, forwarding, findings, topFindings] = await Promise.all([
-    sumDailyPayments(db, from, to),
-    sumDailyRefunds(db, from, to),
-    sumDailyAchReturns(db, from, to),
-    sumDailyForwarding(db, from, to),
-    // Open discrepancies are a current state: as of when the report is built, whatever day it covers.
-    sumOpenFindings(db, generatedAt),
-    listTopFindings(db, generatedAt, 100),
-  ]);
+  // One after another: the queries share the caller's snapshot transaction, hence one connection.
+  const payments = await sumDailyPayments(db, from, to);
+  const refunds = await sumDailyRefunds(db, from, to);
+  const achReturns = await sumDailyAchReturns(db, from, to);
+  const forwarding = await sumDailyForwarding(db, from, to);
+  // Open discrepancies are a current state: as of when the report is built, whatever day it covers.
+  const findings = await sumOpenFindings(db, generatedAt);
+  const topFindings = await listTopFindings(db, generatedAt, 100);
 
   const accounts = new Map<string, AccountRow>();
   const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {

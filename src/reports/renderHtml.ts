@@ -14,7 +14,7 @@ h1{font-size:1.6rem;margin:0 0 .2rem}h2{font-size:1.15rem;margin:2rem 0 .5rem;bo
 .card dl{display:grid;grid-template-columns:auto auto;gap:.2rem 1.5rem;margin:0}.card dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
 .card .net{font-weight:600}table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{padding:.35rem .6rem;border-bottom:1px solid #eceff4;vertical-align:top}
 th{text-align:left;background:#f5f7fa;font-weight:600;white-space:nowrap}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.empty{color:#5b6577;font-style:italic}.tag{display:inline-block;padding:0 .4rem;border-radius:4px;background:#eef1f6;font-size:.8rem}
+.empty{color:#5b6577;font-style:italic}.scroll{overflow-x:auto}.tag{display:inline-block;padding:0 .4rem;border-radius:4px;background:#eef1f6;font-size:.8rem}
 `;
 
 function cell(section: Section, row: Record<string, unknown>, column: string): string {
@@ -40,7 +40,7 @@ function table(section: Section): string {
   const body = section.rows
     .map((row) => `<tr>${section.columns.map((column) => cell(section, row, column)).join('')}</tr>`)
     .join('\n');
-  return `<h2>${escape(section.title)}</h2><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  return `<h2>${escape(section.title)}</h2><div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function summaryCards(report: Report): string {

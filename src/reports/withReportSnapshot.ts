@@ -1,0 +1,24 @@
+import type { Pool, PoolClient } from '../db/pool.ts';
+
+/**
+ * Runs a report's queries in one read-only, repeatable-read transaction, so every table of the report sees
+ * the same snapshot (totals stay consistent while events keep arriving), with a statement timeout long
+ * enough for a large day, which the pool's short default is not.
+ */
+export async function withReportSnapshot<T>(
+  pool: Pool,
+  build: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    await client.query(`set local statement_timeout = '10min'`);
+    const result = await build(client);
+    await client.query('commit');
+    client.release();
+    return result;
+  } catch (err) {
+    client.release(true);
+    throw err;
+  }
+}
