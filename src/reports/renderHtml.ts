@@ -1,7 +1,7 @@
 import { formatMoney } from './money.ts';
 import { type Report, type Section, sectionsOf } from './sections.ts';
 
-const escape = (value: unknown) =>
+const escapeHtml = (value: unknown) =>
   String(value ?? '').replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const label = (column: string) => column.replaceAll('_', ' ');
@@ -20,27 +20,27 @@ th{text-align:left;background:#f5f7fa;font-weight:600;white-space:nowrap}td.num,
 function cell(section: Section, row: Record<string, unknown>, column: string): string {
   const value = row[column];
   if (section.money.includes(column) && typeof value === 'number') {
-    return `<td class="num">${escape(formatMoney(value, (row.currency as string | null) ?? null))}</td>`;
+    return `<td class="num">${escapeHtml(formatMoney(value, (row.currency as string | null) ?? null))}</td>`;
   }
   if (column === 'payment_id' && typeof value === 'string') {
-    return `<td><a href="/api/payments/${encodeURIComponent(value)}">${escape(value)}</a></td>`;
+    return `<td><a href="/api/payments/${encodeURIComponent(value)}">${escapeHtml(value)}</a></td>`;
   }
-  if (typeof value === 'number') return `<td class="num">${escape(value.toLocaleString('en-US'))}</td>`;
+  if (typeof value === 'number') return `<td class="num">${escapeHtml(value.toLocaleString('en-US'))}</td>`;
   if (typeof value === 'boolean') return `<td>${value ? 'yes' : 'no'}</td>`;
-  return `<td>${escape(value)}</td>`;
+  return `<td>${escapeHtml(value)}</td>`;
 }
 
 function table(section: Section): string {
-  if (section.rows.length === 0) return `<h2>${escape(section.title)}</h2><p class="empty">None.</p>`;
+  if (section.rows.length === 0) return `<h2>${escapeHtml(section.title)}</h2><p class="empty">None.</p>`;
   const numeric = (column: string) =>
     section.money.includes(column) || typeof section.rows[0]?.[column] === 'number';
   const head = section.columns
-    .map((column) => `<th${numeric(column) ? ' class="num"' : ''}>${escape(label(column))}</th>`)
+    .map((column) => `<th${numeric(column) ? ' class="num"' : ''}>${escapeHtml(label(column))}</th>`)
     .join('');
   const body = section.rows
     .map((row) => `<tr>${section.columns.map((column) => cell(section, row, column)).join('')}</tr>`)
     .join('\n');
-  return `<h2>${escape(section.title)}</h2><div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+  return `<h2>${escapeHtml(section.title)}</h2><div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function summaryCards(report: Report): string {
@@ -49,8 +49,8 @@ function summaryCards(report: Report): string {
   const cards = report.totals.map((total) => {
     const currency = String(total.currency);
     const line = (name: string, key: string, cls = '') =>
-      `<dt${cls}>${name}</dt><dd${cls}>${escape(formatMoney(Number(total[key]), currency))}</dd>`;
-    return `<div class="card"><h3><span class="tag">${escape(total.account_type)}</span> ${escape(currency.toUpperCase())} · ${escape(total.payments)} payments</h3><dl>
+      `<dt${cls}>${name}</dt><dd${cls}>${escapeHtml(formatMoney(Number(total[key]), currency))}</dd>`;
+    return `<div class="card"><h3><span class="tag">${escapeHtml(total.account_type)}</span> ${escapeHtml(currency.toUpperCase())} · ${escapeHtml(total.payments)} payments</h3><dl>
       ${line('Gross', 'gross')}${line('Fees', 'fees')}${line('Refunded', 'refunded')}${line('Fees returned', 'returned_fees')}${line('Net', 'net', ' class="net"')}
     </dl></div>`;
   });
@@ -65,9 +65,9 @@ export function renderHtml(report: Report, reportId: string): string {
   const tables = (report.kind === 'daily' ? sections.slice(1) : sections).map(table).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(title)}</title><style>${STYLE}</style></head>
-<body><h1>${escape(title)}</h1>
-<p class="meta">Report ${escape(reportId)} · generated ${escape(report.generated_at)} (UTC) · amounts in each row's currency; test and live are never added together. Net = gross − fees − refunded + fees returned.</p>
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><h1>${escapeHtml(title)}</h1>
+<p class="meta">Report ${escapeHtml(reportId)} · generated ${escapeHtml(report.generated_at)} (UTC) · amounts in each row's currency; test and live are never added together. Net = gross − fees − refunded + fees returned.</p>
 ${summaryCards(report)}
 ${tables}
 </body></html>
