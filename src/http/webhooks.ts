@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import type { NewEvent } from '../db/insertEvent.ts';
-import { withTransaction } from '../db/pool.ts';
 import { parseEnvelope } from '../webhooks/envelope.ts';
+import { createDeliveryWriter } from '../webhooks/groupCommit.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../webhooks/signature.ts';
-import { storeDelivery } from '../webhooks/storeDelivery.ts';
 import type { AppDeps } from './app.ts';
 import { HttpError } from './errors.ts';
 
@@ -13,9 +12,13 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const KEPT_HEADERS = [TIMESTAMP_HEADER, SIGNATURE_HEADER, 'content-type', 'user-agent'];
 
-/** Verify on the raw body, parse the envelope, store and enqueue in one transaction, answer. Nothing else. */
+/**
+ * Verify on the raw body, parse the envelope, store and enqueue in one transaction (shared with concurrent
+ * deliveries: group commit), answer. Nothing else.
+ */
 export function webhookRoutes(deps: AppDeps): Router {
   const router = express.Router();
+  const writer = createDeliveryWriter(deps.pool, deps.boss);
   router.post('/webhooks', express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }), async (req, res) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -45,9 +48,7 @@ export function webhookRoutes(deps: AppDeps): Router {
     }
 
     const event = toNewEvent(req, rawBody, body, receivedAt);
-    const outcome = await withTransaction(deps.pool, (client) =>
-      storeDelivery(client, deps.boss, event),
-    ).catch((err: unknown) => {
+    const outcome = await writer.write(event).catch((err: unknown) => {
       deps.metrics.deliveries.inc({ outcome: 'unavailable' });
       throw new HttpError(503, 'storage_unavailable', 'delivery not stored; retry later', { cause: err });
     });
