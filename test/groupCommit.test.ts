@@ -28,7 +28,9 @@ it('concurrent deliveries share transactions, and each is stored with its own jo
   expect(rows.rows).toHaveLength(100);
   // Rows committed by one transaction share its id (xmin): fewer transactions than deliveries.
   expect(new Set(rows.rows.map((row) => row.tx)).size).toBeLessThan(100);
-  const jobs = await t.pool.query(`select (data->>'id')::bigint as id from pgboss.job where name = 'process-event'`);
+  const jobs = await t.pool.query(
+    `select (data->>'id')::bigint as id from pgboss.job where name = 'process-event'`,
+  );
   expect(jobs.rows.map((row) => row.id).sort()).toEqual(rows.rows.map((row) => row.id).sort());
 });
 
@@ -37,13 +39,17 @@ it('a redelivery in the same batch is a duplicate there too', async () => {
   const responses = await Promise.all(Array.from({ length: 10 }, () => postSigned(t.app, raw)));
   expect(responses.filter((response) => response.body.duplicate === false)).toHaveLength(1);
   expect((await t.pool.query('select count(*)::int as n from events')).rows[0].n).toBe(1);
-  expect((await t.pool.query(`select count(*)::int as n from pgboss.job where name = 'process-event'`)).rows[0].n).toBe(1);
+  expect(
+    (await t.pool.query(`select count(*)::int as n from pgboss.job where name = 'process-event'`)).rows[0].n,
+  ).toBe(1);
 });
 
 it('a delivery the database refuses gets 503 alone; the others in its batch are stored', async () => {
   const good = Array.from({ length: 30 }, () => paymentEvent());
   const poison = paymentEvent({ id: 'evt_poison' });
-  const responses = await Promise.all([...good.slice(0, 15), poison, ...good.slice(15)].map((event) => postSigned(t.app, event)));
+  const responses = await Promise.all(
+    [...good.slice(0, 15), poison, ...good.slice(15)].map((event) => postSigned(t.app, event)),
+  );
   expect(responses[15]?.status).toBe(503);
   expect(responses.filter((response) => response.status === 200)).toHaveLength(30);
   const stored = await t.pool.query('select event_id from events');

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, expect, inject, it } from 'vitest';
 import { sign } from '../src/webhooks/signature.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
@@ -27,12 +29,14 @@ function startRole(role: string, ready: string) {
     },
   });
   children.push(child);
+  const logFile = path.join(inject('logDir'), `${role}-${child.pid}.log`);
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const started = new Promise<Record<string, unknown>>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         lines.push(line);
+        appendFileSync(logFile, `${line}\n`);
         const entry = JSON.parse(line);
         if (entry.msg === ready) resolve(entry);
       }

@@ -2,10 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 
 /** Listens with timeouts that keep slow or idle clients from holding sockets; resolves once bound. */
-export function serve(app: Express, port: number): Promise<Server> {
-  const server = createServer(app);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+export function serve(
+  app: Express,
+  port: number,
+  timeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 },
+): Promise<Server> {
+  // Timeouts are checked every `checkEveryMs` (Node's default is 30 s, too coarse to stop slow clients).
+  const server = createServer({ connectionsCheckingInterval: timeouts.checkEveryMs }, app);
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

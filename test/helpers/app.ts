@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { inject } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -37,11 +41,16 @@ export async function startTestApp(
     ...options.env,
   });
   const logLines: string[] = [];
+  // Kept in memory for the test, and in the run's log directory for the scan at the end of the run.
+  const logFile = createWriteStream(
+    path.join(inject('logDir'), `app-${process.pid}-${randomBytes(4).toString('hex')}.log`),
+  );
   const log = createLogger(
     config.LOG_LEVEL,
     new Writable({
       write(chunk, _encoding, done) {
         logLines.push(String(chunk));
+        logFile.write(chunk);
         done();
       },
     }),
@@ -68,6 +77,7 @@ export async function startTestApp(
     close: async () => {
       await boss.stop({ graceful: false });
       await pool.end();
+      await new Promise((resolve) => logFile.end(resolve));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -6,12 +6,14 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
+import { TEST_LOG_DIR } from './logScan.ts';
 
 export const TEMPLATE_DATABASE = 'tally_template';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     serverUrl: string;
+    logDir: string;
   }
 }
 
@@ -28,6 +30,10 @@ export default async function setup(project: TestProject) {
   await admin.end();
   await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log);
   project.provide('serverUrl', database.connectionString.replace(/\/postgres$/, ''));
+  // Emptied at the start of each run; scanned by `npm test` once vitest is done (see logScan.ts).
+  await rm(TEST_LOG_DIR, { recursive: true, force: true });
+  await mkdir(TEST_LOG_DIR, { recursive: true });
+  project.provide('logDir', TEST_LOG_DIR);
   return async () => {
     await database.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,48 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { redactCardNumbersInText } from '../../src/domain/cardNumbers.ts';
+
+/** Where every app and process the tests start writes its log lines, for the scan after the run. */
+export const TEST_LOG_DIR = path.join(import.meta.dirname, '..', '..', '.test-logs');
+
+/** Secrets the tests configure; none may ever appear in a log line. */
+export const TEST_SECRETS = [
+  'whsec_current_0123456789',
+  'whsec_previous_0123456789',
+  'test-api-token-0123456789',
+  'test_client_secret',
+  'justifi-test-key',
+  'whsec_target_instance',
+  'whsec_process_test',
+];
+
+/**
+ * Every log line written during the run, checked for a configured secret or a full card number (pino's
+ * own millisecond `time` is left out: it is not data). A card number is what the redactor itself would
+ * still change. Returns the problems found and how many lines were read.
+ */
+export async function scanLogs(dir: string): Promise<{ lines: number; problems: string[] }> {
+  const problems: string[] = [];
+  let lines = 0;
+  for (const file of await readdir(dir)) {
+    for (const line of (await readFile(path.join(dir, file), 'utf8')).split('\n')) {
+      if (line.trim() === '') continue;
+      lines += 1;
+      const text = line.replace(/"time":\d+,?/, '');
+      for (const secret of TEST_SECRETS) {
+        if (text.includes(secret)) problems.push(`${file}: a secret (${secret.slice(0, 6)}…) was logged`);
+      }
+      if (redactCardNumbersInText(text) !== text) problems.push(`${file}: a card number was logged`);
+    }
+  }
+  if (lines === 0) problems.push('no log line was written: the scan saw nothing');
+  return { lines, problems };
+}
+
+// `npm test` runs this after vitest: the run fails if any log line of the whole run leaked something.
+if (import.meta.main) {
+  const { lines, problems } = await scanLogs(TEST_LOG_DIR);
+  for (const problem of problems.slice(0, 20)) process.stderr.write(`${problem}\n`);
+  process.stdout.write(`log scan: ${lines} lines, ${problems.length} leaks\n`);
+  process.exitCode = problems.length === 0 ? 0 : 1;
+}
