@@ -197,7 +197,22 @@ describe('bodies that are not a valid envelope', () => {
     const response = await postSigned(t.app, paymentEvent({ data: { note: 'a\u0000b' } }));
     expect(response.status).toBe(200);
     const { rows } = await t.pool.query('select status, quarantine_reason from events');
-    expect(rows[0]).toEqual({ status: 'quarantined', quarantine_reason: 'contains a NUL character' });
+    expect(rows[0]).toEqual({
+      status: 'quarantined',
+      quarantine_reason: 'contains a NUL character or an unpaired surrogate',
+    });
+  });
+});
+
+describe('bodies Postgres cannot store as jsonb', () => {
+  it('a valid envelope holding an unpaired surrogate is quarantined, not refused with 503 forever', async () => {
+    const raw = JSON.stringify(paymentEvent()).replace('"data":{', '"data":{"note":"\\ud800",');
+    expect(raw).toContain('\\ud800');
+    const response = await postSigned(t.app, raw);
+    expect(response.status).toBe(200);
+    const { rows } = await t.pool.query('select status, raw_body from events');
+    expect(rows[0].status).toBe('quarantined');
+    expect(rows[0].raw_body.toString()).toBe(raw);
   });
 });
 

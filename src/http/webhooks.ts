@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
-import type { NewEvent } from '../db/insertEvent.ts';
+import type { NewEvent } from '../db/insertEvents.ts';
 import { parseEnvelope } from '../webhooks/envelope.ts';
 import { createDeliveryWriter } from '../webhooks/groupCommit.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../webhooks/signature.ts';
@@ -62,22 +62,29 @@ export function webhookRoutes(deps: AppDeps): Router {
   return router;
 }
 
-function parseJson(rawBody: Buffer): unknown {
+/** The body as text and parsed; undefined unless it is UTF-8 JSON. */
+function parseJson(rawBody: Buffer): { text: string; value: unknown } | undefined {
   try {
-    return JSON.parse(utf8.decode(rawBody));
+    const text = utf8.decode(rawBody);
+    return { text, value: JSON.parse(text) };
   } catch {
     return undefined;
   }
 }
 
-function toNewEvent(req: Request, rawBody: Buffer, body: unknown, receivedAt: Date): NewEvent {
+function toNewEvent(
+  req: Request,
+  rawBody: Buffer,
+  body: { text: string; value: unknown },
+  receivedAt: Date,
+): NewEvent {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = req.get(name);
     if (value !== undefined) headers[name] = value;
   }
   const common = { headers, rawBody, receivedAt, bodySha256: createHash('sha256').update(rawBody).digest() };
-  const parsed = parseEnvelope(body);
+  const parsed = parseEnvelope(body.value);
   if (!parsed.ok) {
     // Quarantined rows keep only the raw bytes: the parsed body may be what made it invalid.
     return {
@@ -86,7 +93,7 @@ function toNewEvent(req: Request, rawBody: Buffer, body: unknown, receivedAt: Da
       eventName: null,
       accountId: null,
       accountType: null,
-      body: null,
+      bodyJson: null,
       quarantineReason: parsed.reason,
     };
   }
@@ -97,7 +104,8 @@ function toNewEvent(req: Request, rawBody: Buffer, body: unknown, receivedAt: Da
     eventName: envelope.event_name,
     accountId: envelope.account_id,
     accountType: envelope.account_type,
-    body,
+    // The raw text goes to jsonb as is: no second serialization on the hot path.
+    bodyJson: body.text,
     quarantineReason: null,
   };
 }

@@ -26,8 +26,10 @@ export function parseEnvelope(body: unknown): ParsedEnvelope {
   const id = candidateId(body);
   if (depthOf(body, 0) > MAX_DEPTH)
     return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels`, id };
-  // Postgres jsonb cannot hold NUL characters.
-  if (JSON.stringify(body).includes('\\u0000')) return { ok: false, reason: 'contains a NUL character', id };
+  // Postgres jsonb cannot hold NUL characters or unpaired surrogates (JSON.stringify escapes only those).
+  if (/\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(JSON.stringify(body))) {
+    return { ok: false, reason: 'contains a NUL character or an unpaired surrogate', id };
+  }
   const result = envelopeSchema.safeParse(body);
   if (result.success) return { ok: true, envelope: result.data };
   const reason = result.error.issues

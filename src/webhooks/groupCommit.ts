@@ -1,4 +1,4 @@
-import type { NewEvent } from '../db/insertEvent.ts';
+import type { NewEvent } from '../db/insertEvents.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import type { Boss } from '../queue/boss.ts';
 import { type StoreOutcome, storeDeliveries } from './storeDeliveries.ts';

@@ -1,6 +1,6 @@
-import { findStoredBodyHash } from '../db/findStoredBodyHash.ts';
-import { insertEvent, type NewEvent } from '../db/insertEvent.ts';
-import { insertEventConflict } from '../db/insertEventConflict.ts';
+import { findStoredBodyHashes } from '../db/findStoredBodyHashes.ts';
+import { insertEventConflicts } from '../db/insertEventConflicts.ts';
+import { insertEvents, type NewEvent } from '../db/insertEvents.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { type Boss, inTransaction } from '../queue/boss.ts';
 
@@ -8,40 +8,57 @@ export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'quarantined'
 
 export const PROCESS_EVENT_QUEUE = 'process-event';
 
+const key = (eventId: string | null, hash: Buffer) => `${eventId ?? ''}\u0000${hash.toString('hex')}`;
+
 /**
  * Stores deliveries and enqueues their processing on the caller's transaction, so each delivery and its
- * job commit together; several deliveries share the transaction (group commit). A redelivery in the same
- * batch sees the first copy's row, so it is a duplicate there too.
+ * job commit together, in a fixed handful of statements however many deliveries share the transaction
+ * (group commit). The same event id with the same bytes is a duplicate, also within one batch; with other
+ * bytes it is a conflict, kept aside.
  */
 export async function storeDeliveries(
   client: PoolClient,
   boss: Boss,
   events: NewEvent[],
 ): Promise<StoreOutcome[]> {
-  const outcomes: StoreOutcome[] = [];
-  const stored: number[] = [];
-  for (const event of events) {
-    const id = await insertEvent(client, event);
-    if (id !== null) {
-      outcomes.push(event.quarantineReason === null ? 'accepted' : 'quarantined');
-      if (event.quarantineReason === null) stored.push(id);
-      continue;
+  const inserted = await insertEvents(client, events);
+  // The first delivery of each inserted row is the one that was stored; any later copy is a redelivery.
+  const stored = new Map(inserted.map((row) => [key(row.event_id, row.body_sha256), row.id]));
+  const outcomes: (StoreOutcome | null)[] = events.map((event) => {
+    const id = stored.get(key(event.eventId, event.bodySha256));
+    if (id === undefined) return null;
+    stored.delete(key(event.eventId, event.bodySha256));
+    return event.quarantineReason === null ? 'accepted' : 'quarantined';
+  });
+  // The insert waited for concurrent inserts of the same ids to commit, so the stored rows are final.
+  const unresolved = events.filter((event, index) => outcomes[index] === null && event.eventId !== null);
+  const hashes =
+    unresolved.length > 0
+      ? await findStoredBodyHashes(
+          client,
+          unresolved.map((event) => event.eventId as string),
+        )
+      : new Map();
+  const conflicts: NewEvent[] = [];
+  events.forEach((event, index) => {
+    if (outcomes[index] !== null) return;
+    const storedHash = event.eventId === null ? undefined : hashes.get(event.eventId);
+    if (storedHash === undefined || storedHash.equals(event.bodySha256)) {
+      outcomes[index] = 'duplicate';
+    } else {
+      outcomes[index] = 'conflict';
+      conflicts.push(event);
     }
-    // The insert waited for any concurrent insert of the same id to commit, so the stored row is final.
-    const storedHash = await findStoredBodyHash(client, event.eventId, event.bodySha256);
-    if (storedHash === null || storedHash.equals(event.bodySha256) || event.eventId === null) {
-      outcomes.push('duplicate');
-      continue;
-    }
-    await insertEventConflict(client, { ...event, eventId: event.eventId });
-    outcomes.push('conflict');
-  }
-  if (stored.length > 0) {
+  });
+  await insertEventConflicts(client, conflicts);
+  // Quarantined rows are the ones stored without an event id; they get no processing job.
+  const accepted = inserted.filter((row) => row.event_id !== null);
+  if (accepted.length > 0) {
     await boss.insert(
       PROCESS_EVENT_QUEUE,
-      stored.map((id) => ({ data: { id } })),
+      accepted.map((row) => ({ data: { id: row.id } })),
       { db: inTransaction(client) },
     );
   }
-  return outcomes;
+  return outcomes as StoreOutcome[];
 }
