@@ -7,7 +7,8 @@ import { PROCESS_EVENT_QUEUE } from '../src/webhooks/storeDeliveries.ts';
 export default defineJob({
   name: PROCESS_EVENT_QUEUE,
   payloadSchema: z.object({ id: z.number().int().positive() }),
-  queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300 },
+  // A batch takes well under a second; one running a minute belongs to a worker that died, and is retried.
+  queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60 },
   batchSize: 100,
   handle: (payload, context) => processStoredEvent(context, payload.id),
   async handleBatch(payloads, context) {
