@@ -3,7 +3,7 @@ import { withTransaction } from '../src/db/pool.ts';
 import { processStoredEvents } from '../src/projections/processStoredEvent.ts';
 import { sign } from '../src/webhooks/signature.ts';
 import { storeDeliveries } from '../src/webhooks/storeDeliveries.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startTestApp } from './helpers/app.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { dumpProjections } from './helpers/projections.ts';
 import { type Role, startRole } from './helpers/roles.ts';

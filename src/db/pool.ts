@@ -19,6 +19,11 @@ export function createPool(connectionString: string, log: Logger, max = 10): Poo
     application_name: 'tally',
   });
   pool.on('error', (err) => log.error(err, 'idle database client failed'));
+  // A connection lost while checked out (between two queries of a transaction) emits 'error' on its client,
+  // which would otherwise crash the process; the query that needed it fails on its own.
+  pool.on('connect', (client) =>
+    client.on('error', (err) => log.warn({ err: err.message }, 'database connection lost')),
+  );
   return pool;
 }
 
