@@ -1,14 +1,20 @@
 import { decimal } from './money.ts';
 import { type Report, sectionsOf } from './sections.ts';
 
-/** RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside. */
+/**
+ * RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside. Text a spreadsheet
+ * would run as a formula (starting with =, +, -, @, tab or CR, and not a number) gets a leading apostrophe:
+ * ids and codes come from outside and must not execute when finance opens the file.
+ */
 export function csvField(value: unknown): string {
-  const text =
+  let text =
     value === null || value === undefined
       ? ''
       : typeof value === 'object'
         ? JSON.stringify(value)
         : String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^[+-]?\d+(\.\d+)?$/.test(text))
+    text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
