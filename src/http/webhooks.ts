@@ -84,7 +84,7 @@ function toNewEvent(
     if (value !== undefined) headers[name] = value;
   }
   const common = { headers, rawBody, receivedAt, bodySha256: createHash('sha256').update(rawBody).digest() };
-  const parsed = parseEnvelope(body.value);
+  const parsed = parseEnvelope(body.value, body.text);
   if (!parsed.ok) {
     // Quarantined rows keep only the raw bytes: the parsed body may be what made it invalid.
     return {
