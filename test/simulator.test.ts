@@ -7,23 +7,15 @@ import { createSimulator, type Simulator } from '../src/dev/simulator/server.ts'
 
 const CLIENT_ID = 'test_client_sim';
 const CLIENT_SECRET = 'test_secret_sim';
+
+import type { SimulatedConfiguration } from '../src/dev/simulator/feeConfigurationStore.ts';
+
 const ACCOUNT = 'acc_sub_1';
 const HOUR = 3600 * 1000;
 const MINUTE = 60 * 1000;
 const START = new Date('2025-06-01T12:00:00.000Z');
 
-type Configuration = {
-  id: string;
-  account_id: string;
-  platform_account_id: string;
-  fee_type: string;
-  variable_rate: number;
-  transaction_fee_cents: number;
-  transaction_fee_currency: string;
-  fee_cap_cents: number | null;
-  effective_start: string;
-  effective_end: string | null;
-};
+type Configuration = SimulatedConfiguration;
 type PageInfo = { has_previous: boolean; has_next: boolean; start_cursor: string; end_cursor: string };
 
 let currentDate: Date;

@@ -27,8 +27,6 @@ export const checkoutCompletionSchema = z.looseObject({
   updated_at: timestamp.nullish(),
 });
 
-export type Checkout = z.infer<typeof checkoutSchema>;
-
 const STATUS_BY_EVENT: Record<string, string> = {
   'checkout.created': 'created',
   'checkout.completion.processing': 'processing',

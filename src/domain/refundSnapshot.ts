@@ -21,5 +21,3 @@ export const refundSchema = z.looseObject({
   created_at: timestamp.nullish(),
   updated_at: timestamp.nullish(),
 });
-
-export type Refund = z.infer<typeof refundSchema>;

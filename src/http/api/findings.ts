@@ -3,7 +3,7 @@ import { listFindings } from '../../db/listFindings.ts';
 import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { list } from './envelope.ts';
-import { decodeCursor, paginate, parseLimit } from './pagination.ts';
+import { pageFromQuery, paginate } from './pagination.ts';
 
 const STATUSES = new Set(['open', 'resolved']);
 
@@ -14,11 +14,7 @@ export function findingRoutes(deps: AppDeps): Router {
     if (status !== undefined && !STATUSES.has(String(status))) {
       throw new HttpError(400, 'invalid_parameter', 'status must be open or resolved');
     }
-    const page = {
-      limit: parseLimit(req.query.limit),
-      afterId: decodeCursor(req.query.after_cursor, 'after_cursor'),
-      beforeId: decodeCursor(req.query.before_cursor, 'before_cursor'),
-    };
+    const page = pageFromQuery(req.query);
     const rows = await listFindings(
       deps.pool,
       {

@@ -1,26 +1,18 @@
-import express, { type Request, type Router } from 'express';
+import express, { type Router } from 'express';
 import { listAchReturns } from '../../db/listAchReturns.ts';
 import { listAlerts } from '../../db/listAlerts.ts';
 import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { list } from './envelope.ts';
-import { decodeCursor, paginate, parseLimit } from './pagination.ts';
+import { pageFromQuery, paginate } from './pagination.ts';
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-
-function pageOf(req: Request) {
-  return {
-    limit: parseLimit(req.query.limit),
-    afterId: decodeCursor(req.query.after_cursor, 'after_cursor'),
-    beforeId: decodeCursor(req.query.before_cursor, 'before_cursor'),
-  };
-}
 
 /** GET /api/alerts and GET /api/ach-returns, in the provider's list envelope. */
 export function opsSignalRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/alerts', async (req, res) => {
-    const page = pageOf(req);
+    const page = pageFromQuery(req.query);
     const rows = await listAlerts(
       deps.pool,
       { status: text(req.query.status), kind: text(req.query.kind) },
@@ -39,7 +31,7 @@ export function opsSignalRoutes(deps: AppDeps): Router {
     if (late !== undefined && late !== 'true' && late !== 'false') {
       throw new HttpError(400, 'invalid_parameter', 'late must be true or false');
     }
-    const page = pageOf(req);
+    const page = pageFromQuery(req.query);
     const filter = {
       code: text(req.query.code),
       category: text(req.query.category),

@@ -1,6 +1,15 @@
 import { HttpError } from '../errors.ts';
 import type { PageInfo } from './envelope.ts';
 
+/** A list route's page from its query: `limit`, `after_cursor`, `before_cursor`. */
+export function pageFromQuery(query: Record<string, unknown>) {
+  return {
+    limit: parseLimit(query.limit),
+    afterId: decodeCursor(query.after_cursor, 'after_cursor'),
+    beforeId: decodeCursor(query.before_cursor, 'before_cursor'),
+  };
+}
+
 /** The provider's rule: default 25, 1 to 100, anything else falls back to 25. */
 export function parseLimit(value: unknown): number {
   const limit = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;

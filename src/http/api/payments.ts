@@ -14,7 +14,11 @@ export function paymentRoutes(deps: AppDeps): Router {
   router.get('/payments/:id', async (req, res) => {
     const detail = await findPaymentDetail(deps.pool, req.params.id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
-    const findings = await listFindings(deps.pool, { paymentId: req.params.id }, FINDINGS_PAGE);
+    // listFindings returns one row past the page (to tell if more exist); the payment shows the page.
+    const findings = (await listFindings(deps.pool, { paymentId: req.params.id }, FINDINGS_PAGE)).slice(
+      0,
+      FINDINGS_PAGE.limit,
+    );
     const { payment, ...related } = detail;
     res.json(
       single('payment', req.params.id, { ...payment, ...related, findings: findings.map(presentFinding) }),

@@ -8,7 +8,7 @@ import type { Report } from '../../reports/sections.ts';
 import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { list, single } from './envelope.ts';
-import { decodeCursor, paginate, parseLimit } from './pagination.ts';
+import { pageFromQuery, paginate } from './pagination.ts';
 
 const KINDS = new Set(['daily', 'fee-configurations']);
 
@@ -21,11 +21,7 @@ export function reportRoutes(deps: AppDeps): Router {
       throw new HttpError(400, 'invalid_parameter', 'kind must be daily or fee-configurations');
     if (period !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(period))
       throw new HttpError(400, 'invalid_parameter', 'period must be YYYY-MM-DD');
-    const page = {
-      limit: parseLimit(req.query.limit),
-      afterId: decodeCursor(req.query.after_cursor, 'after_cursor'),
-      beforeId: decodeCursor(req.query.before_cursor, 'before_cursor'),
-    };
+    const page = pageFromQuery(req.query);
     const { data, pageInfo } = paginate(await listReports(deps.pool, { kind, period }, page), page);
     const links = (id: string) => ({
       json: `/api/reports/${id}.json`,
