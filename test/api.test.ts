@@ -68,6 +68,7 @@ describe('GET /api/status', () => {
         last_fee_sync_at: null,
         unverified_fee_payments: 0,
         overridden_fees: 0,
+        unknown_values: {},
       },
     });
   });

@@ -59,7 +59,7 @@ describe('a delivery whose data cannot be processed', () => {
 
 describe('event names Tally does not project', () => {
   it('are stored, processed and counted, not rejected', async () => {
-    const other = paymentEvent({ event_name: 'dispute.created', data: { id: 'dp_1' } });
+    const other = paymentEvent({ event_name: 'payment_intent.created', data: { id: 'pi_1' } });
     await deliver(t.app, [JSON.stringify(other)]);
     expect((await settled(other.id)).status).toBe('processed');
   });

@@ -140,7 +140,7 @@ describe('every recorded fixture, replayed through POST /webhooks and the worker
         fees: [{ type: 'platform_fee', amount: 100 }],
         payment_id: 'py_checkout_1',
       },
-      { id: 'cho_2', status: 'completion_failed', amount: null, fees: null, payment_id: null },
+      { id: 'cho_2', status: 'attempted', amount: null, fees: null, payment_id: null },
     ]);
   });
 

@@ -170,6 +170,7 @@ function paymentWith(
   return {
     id: 'py_1',
     amount: 12_345,
+    status: 'succeeded',
     feeAmount: fees.reduce((sum, each) => sum + each.amount, 0),
     applicationFeeAmount: null,
     createdAt: t('2024-06-15T12:00:00Z'),
@@ -844,7 +845,7 @@ describe('reconcileFees', () => {
 // Refunds of a 10,000 ¢ payment with a 320 ¢ processing fee and a 50 ¢ platform fee.
 // ---------------------------------------------------------------------------------------------------------
 
-const refundPayment = { id: 'py_1', amount: 10_000 };
+const refundPayment = { id: 'py_1', amount: 10_000, feesHandedBack: false };
 
 function paymentFee(
   id: string,
@@ -894,7 +895,7 @@ function refund(
 
 type RefundCase = {
   name: string;
-  payment?: { id: string; amount: number };
+  payment?: { id: string; amount: number; feesHandedBack: boolean };
   fees: FeeToReconcile[];
   refunds: RefundToReconcile[];
   findings: Summary[];

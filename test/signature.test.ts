@@ -16,14 +16,33 @@ const check = (overrides: Partial<Parameters<typeof verifySignature>[0]>) =>
     ...overrides,
   });
 
+// The provider's own SDK test events, byte for byte, with the secret, timestamp and signature their suites
+// expect (shared/provider/README.md): the Node SDK's and the Ruby SDK's.
+const sdkVectors = [
+  {
+    file: 'sdk-signature-vector.jsonl',
+    secret: 'justifi-test-key',
+    timestamp: '1668122947',
+    signature: 'd190761659ee22eb6eab46e23934565c48edd750ce44c939003e6dae070ada19',
+  },
+  {
+    file: 'ruby-sdk-signature-vector.jsonl',
+    secret: 'sigk_59MIs5qN2tBrsNw6JzIXlU',
+    timestamp: '1651070133',
+    signature: 'eb9a2709ca0442d3603795571a07d1b75483a61f5318343bc9a060e3dad88f88',
+  },
+];
+
 describe('signatures', () => {
-  it('reproduce the provider SDK test vector exactly', () => {
-    const vector = JSON.parse(
-      readFileSync(new URL('./fixtures/recorded/sdk-signature-vector.jsonl', import.meta.url), 'utf8'),
+  it.each(sdkVectors)('reproduce the provider SDK test vector $file exactly', (vector) => {
+    const recorded = JSON.parse(
+      readFileSync(new URL(`./fixtures/recorded/${vector.file}`, import.meta.url), 'utf8'),
     );
-    expect(sign('justifi-test-key', '1668122947', vector.body)).toBe(
-      'd190761659ee22eb6eab46e23934565c48edd750ce44c939003e6dae070ada19',
-    );
+    expect(recorded.headers).toEqual({
+      'justifi-timestamp': vector.timestamp,
+      'justifi-signature': vector.signature,
+    });
+    expect(sign(vector.secret, vector.timestamp, recorded.body)).toBe(vector.signature);
   });
 
   it('accept any configured secret and an uppercase hex signature', () => {

@@ -9,9 +9,10 @@ export type PaymentDetail = {
   refunds: Record<string, unknown>[];
   checkout: Record<string, unknown> | null;
   forwarding_requests: Record<string, unknown>[];
+  disputes: Record<string, unknown>[];
 };
 
-/** A payment with its fees, refunds (each with its returned fees), checkout and forwarding requests. */
+/** A payment with its fees, refunds (each with its returned fees), checkout, forwarding requests and disputes. */
 export async function findPaymentDetail(db: Queryable, id: string): Promise<PaymentDetail | null> {
   const { rows } = await db.query<PaymentDetail>(
     `select to_jsonb(p) - ${INTERNAL} as payment,
@@ -26,7 +27,9 @@ export async function findPaymentDetail(db: Queryable, id: string): Promise<Paym
                from checkouts c where c.id = p.checkout_id or c.payment_id = p.id
               order by c.id limit 1) as checkout,
             (select coalesce(jsonb_agg(to_jsonb(w) - ${INTERNAL} order by w.created_at, w.id), '[]')
-               from forwarding_requests w where w.payment_method_id = p.payment_method_id) as forwarding_requests
+               from forwarding_requests w where w.payment_method_id = p.payment_method_id) as forwarding_requests,
+            (select coalesce(jsonb_agg(to_jsonb(d) - ${INTERNAL} - 'row_id' order by d.created_at, d.id), '[]')
+               from disputes d where d.payment_id = p.id) as disputes
        from payments p
       where p.id = $1::text`,
     [id],

@@ -11,11 +11,12 @@ export async function listAchReturns(db: Queryable, filter: AchReturnFilter, pag
             details->>'category' as category, (details->>'retryable')::boolean as retryable,
             (details->>'known')::boolean as known, (details->>'late')::boolean as late,
             (details->>'amount')::bigint as amount, details->>'meaning' as meaning,
+            details->>'error_code' as error_code, details->>'description' as description,
             details->>'succeeded_at' as succeeded_at, details->>'failed_at' as failed_at,
             status, first_seen_at
        from findings
       where code = 'ach_return'
-        and ($1::text is null or details->>'code' = $1::text)
+        and ($1::text is null or upper(details->>'code') = upper($1::text))
         and ($2::text is null or details->>'category' = $2::text)
         and ($3::boolean is null or (details->>'late')::boolean = $3::boolean)
         and ($4::text is null or account_id = $4::text)

@@ -8,6 +8,8 @@ export const PROJECTION_TABLES = [
   'checkouts',
   'forwarding_requests',
   'forwarding_outcomes',
+  'disputes',
+  'unknown_values',
 ] as const;
 
 /** Empties every projection and marks every non-quarantined delivery as waiting to be processed again. */

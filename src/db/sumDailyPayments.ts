@@ -16,7 +16,7 @@ export type DailyPaymentRow = {
 };
 
 // Payments that moved money: succeeded, possibly refunded or disputed since.
-const SETTLED = `('succeeded', 'partially_refunded', 'fully_refunded', 'disputed')`;
+const SETTLED = `('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')`;
 
 /** Per account and currency: the day's settled payments, their gross and their fees by type and source. */
 export async function sumDailyPayments(db: Queryable, from: Date, to: Date): Promise<DailyPaymentRow[]> {

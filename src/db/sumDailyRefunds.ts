@@ -11,13 +11,16 @@ export type DailyRefundRow = {
   returned_platform_fees: number;
 };
 
+// The provider's docs say `succeeded`; real refunds also show `success`, the same state (stored verbatim).
+export const SUCCEEDED_REFUND = `('succeeded', 'success')`;
+
 /** Per account and currency: the day's succeeded refunds (of any day's payments) and the fees they returned. */
 export async function sumDailyRefunds(db: Queryable, from: Date, to: Date): Promise<DailyRefundRow[]> {
   const { rows } = await db.query<DailyRefundRow>(
     `with day as (
        select r.id, r.amount, p.account_type, p.account_id, p.currency
          from refunds r join payments p on p.id = r.payment_id
-        where r.status = 'succeeded' and coalesce(r.created_at, r.updated_at) >= $1::timestamptz
+        where r.status in ${SUCCEEDED_REFUND} and coalesce(r.created_at, r.updated_at) >= $1::timestamptz
           and coalesce(r.created_at, r.updated_at) < $2::timestamptz
      ), totals as (
        select account_type, account_id, currency, count(*)::int as refunds, sum(amount)::bigint as refunded

@@ -11,6 +11,7 @@ const SQL = newerWinsUpsert('checkouts', {
         'amount',
         'description',
         'payment_amount',
+        'currency',
         'created_at',
         'snapshot',
       ],

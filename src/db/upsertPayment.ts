@@ -19,6 +19,8 @@ const SQL = `${newerWinsUpsert('payments', {
         'fee_amount',
         'application_fee_amount',
         'amount_refunded',
+        'returned',
+        'amount_returned',
         'error_code',
         'error_description',
         'checkout_id',

@@ -95,25 +95,77 @@ export const ACH_RETURN_CODES: Record<string, AchReturnCode> = {
   },
 };
 
+/**
+ * The lower-case codes the provider's ACH test guide shows in `error_code`, with a sentence in
+ * `error_description`. Those that name a seed code (account_closed, insufficient_funds,
+ * invalid_account_number) are found in the seed's table case-insensitively; these are the others.
+ */
+export const GUIDE_ACH_RETURN_CODES: Record<string, AchReturnCode> = {
+  ACCOUNT_FROZEN: { category: 'account_problem', retryable: false, meaning: 'The bank account is frozen.' },
+  BANK_ACCOUNT_RESTRICTED: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The bank account does not accept this payment.',
+  },
+  NO_ACCOUNT: {
+    category: 'account_problem',
+    retryable: false,
+    meaning: 'The bank account could not be located.',
+  },
+};
+
+/** The catalogue entry for a code as sent, in either case; undefined for anything else. */
+export function lookUpAchCode(value: string): { code: string; entry: AchReturnCode } | undefined {
+  const code = value.trim().toUpperCase();
+  const entry = Object.hasOwn(ACH_RETURN_CODES, code)
+    ? ACH_RETURN_CODES[code]
+    : Object.hasOwn(GUIDE_ACH_RETURN_CODES, code)
+      ? GUIDE_ACH_RETURN_CODES[code]
+      : undefined;
+  return entry ? { code, entry } : undefined;
+}
+
+/**
+ * The ACH failure code of a payment: the first of `error_code` and `error_description` that the catalogue
+ * knows (either case), else the first one sent, verbatim. Null when neither was sent.
+ */
+export function classifyAchFailure(
+  errorCode: string | null,
+  errorDescription: string | null,
+): { code: string; known: AchReturnCode | undefined } | null {
+  const sent = [errorCode, errorDescription].filter(
+    (value): value is string => typeof value === 'string' && value.trim() !== '',
+  );
+  if (sent.length === 0) return null;
+  const known = sent.map(lookUpAchCode).find((found) => found !== undefined);
+  return known
+    ? { code: known.code, known: known.entry }
+    : { code: (sent[0] as string).trim(), known: undefined };
+}
+
 export type AchPayment = {
   id: string;
   amount: number;
   methodKind: string | null;
   status: string | null;
+  errorCode: string | null;
   errorDescription: string | null;
   succeededAt: Date | null;
   failedAt: Date | null;
 };
 
 /**
- * `ach_return` for an ACH payment that failed with an `error_description`: the code (kept verbatim, and
- * flagged when it is not in the catalogue), its category, whether a retry can succeed, and `late` when
- * the payment had already succeeded (a reversal finance must book).
+ * `ach_return` for an ACH payment that failed with an error: the code, found in `error_code` or
+ * `error_description` (the seed puts it in the description, the provider's guide in the code with a
+ * sentence in the description), its category, whether a retry can succeed, and `late` when the payment
+ * had already succeeded (a reversal finance must book). A code outside the catalogue is kept verbatim
+ * with `known: false`; the provider's sentence is kept as `description`.
  */
 export function achReturnFinding(payment: AchPayment): FindingDraft | null {
-  if (payment.methodKind !== 'ach' || payment.status !== 'failed' || !payment.errorDescription) return null;
-  const code = payment.errorDescription.trim();
-  const known = ACH_RETURN_CODES[code];
+  if (payment.methodKind !== 'ach' || payment.status !== 'failed') return null;
+  const classified = classifyAchFailure(payment.errorCode, payment.errorDescription);
+  if (!classified) return null;
+  const { code, known } = classified;
   const late = payment.succeededAt !== null;
   return {
     code: 'ach_return',
@@ -127,7 +179,9 @@ export function achReturnFinding(payment: AchPayment): FindingDraft | null {
       known: known !== undefined,
       category: known?.category ?? 'unknown',
       retryable: known?.retryable ?? false,
-      meaning: known?.meaning ?? 'Not one of the provider’s documented ACH failure descriptions.',
+      meaning: known?.meaning ?? 'Not one of the provider’s documented ACH failure codes.',
+      error_code: payment.errorCode,
+      description: payment.errorDescription,
       late,
       amount: payment.amount,
       succeeded_at: payment.succeededAt,

@@ -1,47 +1,85 @@
 import { z } from 'zod';
 import { cents, timestamp } from './fields.ts';
 
-// The seed does not show checkout event payloads beyond these fields; the rest is kept as received.
+const checkoutFee = z.looseObject({ type: z.string(), amount: cents });
+export type CheckoutFee = z.infer<typeof checkoutFee>;
+
+// Only the id is required; everything else is kept as received in the snapshot.
 export const checkoutSchema = z.looseObject({
-  id: z.string().startsWith('cho_'),
+  id: z.string().min(1),
   account_id: z.string().nullish(),
   amount: cents.nullish(),
   description: z.string().nullish(),
   payment_amount: cents.nullish(),
+  payment_currency: z.string().nullish(),
   status: z.string().nullish(),
-  payment: z
-    .looseObject({ fees: z.array(z.looseObject({ type: z.string(), amount: cents })).nullish() })
-    .nullish(),
+  payment: z.looseObject({ fees: z.array(checkoutFee).nullish() }).nullish(),
+  payment_fees: z.array(checkoutFee).nullish(),
+  // Legacy; its shape varied over time, so it is used only when it is a list of fees.
+  application_fees: z.unknown().optional(),
   payment_id: z.string().nullish(),
   successful_payment_id: z.string().nullish(),
   created_at: timestamp.nullish(),
   updated_at: timestamp.nullish(),
 });
 
-/** A completion event may carry a completion object that names its checkout instead of the checkout. */
+export type Checkout = z.infer<typeof checkoutSchema>;
+
+/** Fees set on a checkout: `payment.fees`, top-level `payment_fees`, or the legacy `application_fees`. */
+export function checkoutFeesOf(checkout: Checkout): CheckoutFee[] | null {
+  const legacy = z.array(checkoutFee).safeParse(checkout.application_fees);
+  return checkout.payment?.fees ?? checkout.payment_fees ?? (legacy.success ? legacy.data : null);
+}
+
+/** A completion (`chc_`) names its checkout and the payment it made. */
 export const checkoutCompletionSchema = z.looseObject({
-  checkout_id: z.string().startsWith('cho_'),
+  checkout_id: z.string().min(1),
   payment_id: z.string().nullish(),
+  payment_mode: z.string().nullish(),
   status: z.string().nullish(),
   created_at: timestamp.nullish(),
   updated_at: timestamp.nullish(),
 });
 
-const STATUS_BY_EVENT: Record<string, string> = {
-  'checkout.created': 'created',
-  'checkout.completion.processing': 'processing',
-  'checkout.completion.failed': 'completion_failed',
-  'checkout.completion.succeeded': 'completed',
-  'checkout.completed': 'completed',
-};
+const STATUS_BY_EVENT = new Map([
+  ['checkout.created', 'created'],
+  ['checkout.completion.processing', 'processing'],
+  // The provider calls a checkout whose completion failed `attempted`.
+  ['checkout.completion.failed', 'attempted'],
+  ['checkout.completion.succeeded', 'completed'],
+  ['checkout.completed', 'completed'],
+]);
 
-const RANK: Record<string, number> = { created: 0, processing: 1, completion_failed: 1, completed: 2 };
+const STATUS_BY_COMPLETION = new Map([
+  ['succeeded', 'completed'],
+  ['failed', 'attempted'],
+  ['processing', 'processing'],
+]);
 
-/** The checkout status an event implies; completion outranks creation whatever order they arrive in. */
+const RANK = new Map([
+  ['created', 0],
+  ['processing', 1],
+  ['attempted', 1],
+  ['expired', 2],
+  ['completed', 3],
+]);
+
+/**
+ * The checkout status a snapshot shows: the higher-ranked of what `data` states and what the event name
+ * implies, so a completion outranks creation whatever order they arrive in.
+ */
 export function checkoutStatus(
   eventName: string,
   stated: string | null | undefined,
+  kind: 'checkout' | 'completion',
 ): { status: string; rank: number } {
-  const status = STATUS_BY_EVENT[eventName] ?? stated ?? 'created';
-  return { status, rank: RANK[status] ?? 0 };
+  const fromData = kind === 'completion' && stated ? STATUS_BY_COMPLETION.get(stated) : stated;
+  const candidates = [STATUS_BY_EVENT.get(eventName), fromData ?? undefined].filter(
+    (status): status is string => status !== undefined,
+  );
+  const ranked = candidates.map((status) => ({ status, rank: RANK.get(status) ?? 0 }));
+  return ranked.reduce(
+    (best, next) => (next.rank > best.rank ? next : best),
+    ranked[0] ?? { status: 'created', rank: 0 },
+  );
 }

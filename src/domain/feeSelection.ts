@@ -12,7 +12,8 @@ export function isEffectiveAt(configuration: EffectiveWindow, at: Date): boolean
 }
 
 export type PaymentKind = {
-  methodKind: 'card' | 'ach' | 'card_present' | null;
+  /** `other`: a payment mode with no fee configuration type of its own (bnpl, …). */
+  methodKind: 'card' | 'ach' | 'card_present' | 'other' | null;
   cardBrand: string | null;
   expedited: boolean;
 };
@@ -28,7 +29,7 @@ export function expectedProcessingType(
   at: Date,
 ): string | null {
   if (payment.methodKind === 'ach') return payment.expedited ? 'processing_ach_expedited' : 'processing_ach';
-  if (payment.methodKind === null) return null;
+  if (payment.methodKind === null || payment.methodKind === 'other') return null;
   const channel = payment.methodKind === 'card_present' ? 'card_present' : 'ecomm';
   const brand = brandKeyOf(payment.cardBrand);
   const brandType = brand ? `${brand}_brand_${channel}` : null;

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { timestamp } from './fields.ts';
 
 export const forwardingRequestSchema = z.looseObject({
-  id: z.string().startsWith('fwd_'),
+  id: z.string().min(1),
   account_id: z.string().nullish(),
   payment_method_id: z.string().nullish(),
   url: z.string().nullish(),
   http_method: z.string().nullish(),
   provider: z.string().nullish(),
-  status: z.enum(['pending', 'processing', 'completed', 'failed']),
+  // Kept verbatim; an unknown status ranks with pending, so a known outcome always outranks it.
+  status: z.string().min(1),
   failure_reason: z.string().nullish(),
   response: z
     .looseObject({ status_code: z.number().int().nullish(), response_time_ms: z.number().int().nullish() })
@@ -20,10 +21,15 @@ export const forwardingRequestSchema = z.looseObject({
 
 export type ForwardingRequest = z.infer<typeof forwardingRequestSchema>;
 
-const RANK = { pending: 0, processing: 1, completed: 2, failed: 2 } as const;
+const RANK = new Map([
+  ['pending', 0],
+  ['processing', 1],
+  ['completed', 2],
+  ['failed', 2],
+]);
 
-export function forwardingStatusRank(status: ForwardingRequest['status']): number {
-  return RANK[status];
+export function forwardingStatusRank(status: string): number {
+  return RANK.get(status) ?? 0;
 }
 
 /** The terminal outcome an event reports: one per request is expected, any second one is a conflict. */

@@ -18,16 +18,21 @@ const methodDetail = z.looseObject({
   brand: z.string().nullish(),
 });
 
+// Only id, amount and currency are required: a payment cannot be projected or reconciled without them.
+// Enumerations (status, payment_mode, brand…) are kept verbatim, whatever the provider adds.
 export const paymentSchema = z.looseObject({
-  id: z.string().startsWith('py_'),
+  id: z.string().min(1),
   account_id: z.string().nullish(),
   amount: cents,
   currency: z.string().min(1),
-  status: z.string().min(1),
+  status: z.string().min(1).nullish(),
   capture_strategy: z.string().nullish(),
   captured: z.boolean().nullish(),
-  payment_mode: z.enum(['ecom', 'ach', 'card_present']).nullish(),
+  payment_mode: z.string().nullish(),
   expedited: z.boolean().nullish(),
+  // An ACH return or a void hands the fees back without a refund object.
+  returned: z.boolean().nullish(),
+  amount_returned: cents.nullish(),
   fee_amount: cents.nullish(),
   fees: z.array(paymentFeeSchema).nullish(),
   application_fee_amount: cents.nullish(),
@@ -55,25 +60,44 @@ const TERMINAL = new Set([
   'canceled',
   'partially_refunded',
   'fully_refunded',
+  'refunded',
   'disputed',
 ]);
 
 /** A terminal status outranks a non-terminal one whatever the timestamps: terminal states never regress. */
-export function isTerminalStatus(status: string): boolean {
-  return TERMINAL.has(status);
+export function isTerminalStatus(status: string | null | undefined): boolean {
+  return status !== null && status !== undefined && TERMINAL.has(status);
 }
 
-/** ecom | ach | card_present: stated, or inferred from the method (a bank account is ACH, a card ecom). */
-export function paymentModeOf(payment: Payment): 'ecom' | 'ach' | 'card_present' | null {
+/** The mode as stated (verbatim), or inferred from the method when absent (a bank account is ACH, a card ecom). */
+export function paymentModeOf(payment: Payment): string | null {
   if (payment.payment_mode) return payment.payment_mode;
   if (payment.payment_method?.bank_account) return 'ach';
   if (payment.payment_method?.card) return 'ecom';
   return null;
 }
 
-export function methodKindOf(payment: Payment): 'card' | 'ach' | 'card_present' | null {
-  const mode = paymentModeOf(payment);
-  return mode === 'ecom' ? 'card' : mode;
+export type MethodKind = 'card' | 'ach' | 'card_present' | 'other';
+
+/**
+ * How the payment is priced. The method decides ACH (a bank account is ACH whatever the mode says); for
+ * cards the mode decides in person vs online; a mode with no fee configuration type of its own (bnpl,
+ * apple_pay, …) is `other`, whose fees are counted unverified.
+ */
+export function methodKindOf(payment: Payment): MethodKind | null {
+  if (payment.payment_method?.bank_account) return 'ach';
+  switch (paymentModeOf(payment)) {
+    case null:
+      return null;
+    case 'ecom':
+      return 'card';
+    case 'card_present':
+      return 'card_present';
+    case 'ach':
+      return 'ach';
+    default:
+      return 'other';
+  }
 }
 
 export function paymentMethodIdOf(payment: Payment): string | null {
@@ -101,4 +125,20 @@ export function paymentFacts(payment: Payment, eventName: string, at: Date): Pay
     failedAt: when(payment.status === 'failed' || eventName === 'payment.failed'),
     canceledAt: when(payment.status === 'canceled' || eventName === 'payment.canceled'),
   };
+}
+
+/**
+ * Whether the payment handed its fees back without a refund object: it says so (`returned`), it was
+ * voided (`canceled`), or it is an ACH payment that failed (a return, or a failure before settlement).
+ */
+export function feesHandedBack(payment: {
+  returned: boolean;
+  status: string | null;
+  methodKind: string | null;
+}): boolean {
+  return (
+    payment.returned ||
+    payment.status === 'canceled' ||
+    (payment.methodKind === 'ach' && payment.status === 'failed')
+  );
 }

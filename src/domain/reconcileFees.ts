@@ -20,6 +20,7 @@ export type FeeConfiguration = {
 export type PaymentToReconcile = PaymentKind & {
   id: string;
   amount: number;
+  status: string | null;
   feeAmount: number | null;
   applicationFeeAmount: number | null;
   createdAt: Date | null;
@@ -39,9 +40,10 @@ export type FeeCheckCounts = { overrides: number; unverified: number };
 
 /**
  * Checks a payment's fee breakdown against the fee configurations the provider published for its sub
- * account. `configurations` is null when they are unknown (sync off or not yet run): those checks are
- * then counted as unverified, not reported. Explicit fees and the legacy `application_fee_amount` are
- * overrides, counted and not checked.
+ * account. `configurations` is null when they are unknown (sync off or not yet run), and a payment mode
+ * with no fee configuration type of its own has none to check against: those checks are then counted as
+ * unverified, not reported. Explicit fees and the legacy `application_fee_amount` are overrides, counted
+ * and not checked. A failed or voided payment that was charged no fees is not missing any.
  */
 export function reconcileFees(
   payment: PaymentToReconcile,
@@ -76,21 +78,22 @@ export function reconcileFees(
       counts.overrides += 1;
       continue;
     }
-    if (configurations === null || payment.createdAt === null) {
+    if (configurations === null || payment.createdAt === null || payment.methodKind === 'other') {
       counts.unverified += 1;
       continue;
     }
     findings.push(...checkFeeAgainstConfiguration(payment, fee, configurations, payment.createdAt));
   }
 
-  if (configurations !== null && payment.createdAt !== null && breakdownReported) {
+  const neverCharged = fees.length === 0 && (payment.status === 'failed' || payment.status === 'canceled');
+  if (payment.methodKind === 'other' && fees.length === 0 && !neverCharged) counts.unverified += 1;
+  const createdAt = payment.createdAt;
+  const platformCheckable = configurations !== null && createdAt !== null && payment.methodKind !== 'other';
+  if (platformCheckable && breakdownReported && !neverCharged) {
     const platformConfig = configurations.find(
-      (c) => c.feeType === 'platform' && isEffectiveAt(c, payment.createdAt as Date),
+      (c) => c.feeType === 'platform' && isEffectiveAt(c, createdAt),
     );
-    if (
-      platformFeeExpected(configurations, payment.createdAt) &&
-      !fees.some((fee) => fee.type === 'platform_fee')
-    ) {
+    if (platformFeeExpected(configurations, createdAt) && !fees.some((fee) => fee.type === 'platform_fee')) {
       findings.push({
         code: 'platform_fee_missing',
         severity: 'warning',
@@ -100,7 +103,7 @@ export function reconcileFees(
         actual: 0,
         details: {
           configuration: describeConfiguration(platformConfig),
-          payment_created_at: payment.createdAt,
+          payment_created_at: createdAt,
         },
       });
     }

@@ -25,10 +25,12 @@ const succeeded = (refund: RefundToReconcile) => refund.status === 'succeeded';
  * Checks refunds and the fees they returned against the payment and its fees: refunds never exceed the
  * payment; each returned fee names a fee of the payment, carries its amount as `original_amount`, and
  * leaves `remaining_amount` = original − everything returned so far (refunds taken in creation order);
- * and a payment snapshot newer than every refund shows each fee's remaining amount accordingly.
+ * and a payment snapshot newer than every refund shows each fee's remaining amount accordingly. An ACH
+ * return or a void hands every fee back with no refund object (`feesHandedBack`): a remaining amount of 0
+ * is then expected too.
  */
 export function reconcileRefunds(
-  payment: { id: string; amount: number },
+  payment: { id: string; amount: number; feesHandedBack: boolean },
   fees: FeeToReconcile[],
   refunds: RefundToReconcile[],
 ): FindingDraft[] {
@@ -122,7 +124,8 @@ export function reconcileRefunds(
       .flatMap((refund) => refund.returnedFees)
       .filter((returnedFee) => returnedFee.paymentFeeId === fee.id)
       .reduce((sum, returnedFee) => sum + (returnedFee.returnedAmount ?? 0), 0);
-    if (fee.remainingAmount !== fee.amount - returned) {
+    const handedBack = payment.feesHandedBack && fee.remainingAmount === 0;
+    if (fee.remainingAmount !== fee.amount - returned && !handedBack) {
       findings.push({
         code: 'fee_remaining_mismatch',
         severity: 'warning',

@@ -12,7 +12,7 @@ export const returnedFeeSchema = z.looseObject({
 });
 
 export const refundSchema = z.looseObject({
-  id: z.string().startsWith('re_'),
+  id: z.string().min(1),
   payment_id: z.string().min(1),
   amount: cents,
   reason: z.string().nullish(),
@@ -21,3 +21,9 @@ export const refundSchema = z.looseObject({
   created_at: timestamp.nullish(),
   updated_at: timestamp.nullish(),
 });
+
+/** Refunds are also seen as `success`, the provider's older word for `succeeded`: stored as `succeeded`. */
+export function refundStatusOf(status: string | null | undefined): string | null {
+  if (status === undefined || status === null) return null;
+  return status === 'success' ? 'succeeded' : status;
+}

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import type { Boss } from '../queue/boss.ts';
 import type { JobDefinition } from '../queue/job.ts';
 import { requireApiToken } from './api/auth.ts';
+import { disputeRoutes } from './api/disputes.ts';
 import { eventRoutes } from './api/events.ts';
 import { findingRoutes } from './api/findings.ts';
 import { jobRoutes } from './api/jobs.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
     paymentRoutes(deps),
     findingRoutes(deps),
     opsSignalRoutes(deps),
+    disputeRoutes(deps),
     reportRoutes(deps),
     jobRoutes(deps),
   );

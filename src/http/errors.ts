@@ -26,6 +26,11 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
   'entity.parse.failed': [400, 'invalid_json', 'body is not valid JSON'],
 };
 
+/** Express's own failure to percent-decode a path parameter (router `decodeParam`): the client's input. */
+export function isPathDecodeError(err: unknown): boolean {
+  return err instanceof URIError && (err as URIError & { status?: unknown }).status === 400;
+}
+
 export const notFound: RequestHandler = (_req, res) => {
   res.status(404).json(errorBody('resource_not_found', 'no such endpoint'));
 };
@@ -41,6 +46,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const known = typeof err?.type === 'string' ? CLIENT_ERRORS[err.type] : undefined;
     if (known) {
       res.status(known[0]).json(errorBody(known[1], known[2]));
+      return;
+    }
+    // Routers with path parameters name the parameter (api/params.ts); this is the net for any other route.
+    if (isPathDecodeError(err)) {
+      res.status(400).json(errorBody('invalid_parameter', 'path: must be valid percent-encoded UTF-8'));
       return;
     }
     log.error(err, `${req.method} ${req.path} failed`);

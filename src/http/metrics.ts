@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { countAlertsByStatus } from '../db/countAlertsByStatus.ts';
 import { countEventsByStatus } from '../db/countEventsByStatus.ts';
 import { countQueuedJobs } from '../db/countQueuedJobs.ts';
+import { countUnknownValuesByField } from '../db/countUnknownValuesByField.ts';
 import type { Pool } from '../db/pool.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -48,6 +49,18 @@ export function createMetrics(pool: Pool) {
         if (!counts) return;
         this.reset();
         for (const [status, count] of counts) this.set({ status }, count);
+      },
+    }),
+    unknownValues: new Gauge({
+      name: 'tally_unknown_values',
+      help: 'Deliveries carrying a value the seed does not name, per field (the values are in GET /api/status)',
+      labelNames: ['field'] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await countUnknownValuesByField(pool).catch(() => null);
+        if (!counts) return;
+        this.reset();
+        for (const [field, count] of counts) this.set({ field }, count);
       },
     }),
     queueDepth: new Gauge({

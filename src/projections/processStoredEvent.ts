@@ -1,10 +1,13 @@
 import { ZodError } from 'zod';
+import { countUnknownValues } from '../db/countUnknownValues.ts';
 import { findEventsToProcess } from '../db/findEventsToProcess.ts';
 import { type EventToProcess, findEventToProcess } from '../db/findEventToProcess.ts';
 import { markEventFailed } from '../db/markEventFailed.ts';
 import { markEventsProcessed } from '../db/markEventsProcessed.ts';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
+import { familyOf } from '../domain/eventFamilies.ts';
+import { unknownValuesOf } from '../domain/unknownValues.ts';
 import { type Boss, inTransaction } from '../queue/boss.ts';
 import { projectEvent } from './projectEvent.ts';
 
@@ -23,6 +26,14 @@ async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds
     { db: inTransaction(client) },
   );
 }
+
+// Counted in the same transaction as the projection, so a retried batch never counts twice.
+const unknownValuesIn = (events: EventToProcess[]) =>
+  events.flatMap((event) =>
+    unknownValuesOf(event.event_name, familyOf(event.event_name, event.body.data), event.body.data).map(
+      (value) => ({ ...value, receivedAt: event.received_at }),
+    ),
+  );
 
 const needsProcessing = (event: EventToProcess) =>
   event.status !== 'processed' && event.status !== 'quarantined';
@@ -46,6 +57,7 @@ export async function processStoredEvent({ pool, boss }: ProcessingContext, id: 
   try {
     await withTransaction(pool, async (client) => {
       const paymentIds = await projectEvent(client, toProject(event));
+      await countUnknownValues(client, unknownValuesIn([event]));
       await markEventsProcessed(client, [event.id]);
       await enqueueReconciliations(client, boss, paymentIds);
     });
@@ -73,6 +85,7 @@ export async function processStoredEvents(
     await withTransaction(pool, async (client) => {
       const paymentIds: string[] = [];
       for (const event of events) paymentIds.push(...(await projectEvent(client, toProject(event))));
+      await countUnknownValues(client, unknownValuesIn(events));
       await markEventsProcessed(
         client,
         events.map((event) => event.id),
@@ -98,7 +111,11 @@ function describe(err: unknown): string {
   if (err instanceof ZodError) {
     return `invalid data: ${err.issues
       .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || 'data'}: ${issue.message}`)
+      .map((issue) => {
+        const field = issue.path.join('.') || 'data';
+        const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
+        return missing ? `missing field ${field}` : `${field}: ${issue.message}`;
+      })
       .join('; ')}`;
   }
   return redactCardNumbersInText(err instanceof Error ? err.message : String(err));

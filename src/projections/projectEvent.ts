@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { familyOf } from '../domain/eventFamilies.ts';
-import { projectCheckout } from './projectCheckout.ts';
+import { projectCheckout, projectCheckoutCompletion } from './projectCheckout.ts';
+import { projectDispute } from './projectDispute.ts';
 import { projectForwarding } from './projectForwarding.ts';
 import { projectPayment } from './projectPayment.ts';
 import { projectRefund } from './projectRefund.ts';
@@ -15,21 +16,22 @@ export type EventToProject = {
 };
 
 /**
- * Applies one stored event to the projections of its family. Running it twice changes nothing. Returns
- * the payments whose reconciliation the change may affect.
+ * Applies one stored event to the projection its `data` belongs to (routed by the object's shape, see
+ * `familyOf`). Running it twice changes nothing. Returns the payments whose reconciliation the change may
+ * affect.
  */
 export async function projectEvent(db: Queryable, event: EventToProject): Promise<string[]> {
-  switch (familyOf(event.eventName)) {
+  switch (familyOf(event.eventName, event.data)) {
     case 'payment':
       return [await projectPayment(db, event, event.data)];
     case 'refund':
-      // payment.refunded is documented with a refund; a payment object (with refunds[]) is handled too.
-      if (typeof event.data.id === 'string' && event.data.id.startsWith('py_')) {
-        return [await projectPayment(db, event, event.data)];
-      }
       return [await projectRefund(db, event, event.data)];
     case 'checkout':
       return projectCheckout(db, event, event.data);
+    case 'checkout_completion':
+      return projectCheckoutCompletion(db, event, event.data);
+    case 'dispute':
+      return [await projectDispute(db, event, event.data)];
     case 'forwarding':
       await projectForwarding(db, event, event.data);
       return [];

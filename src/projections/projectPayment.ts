@@ -20,26 +20,29 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
   const payment = paymentSchema.parse(data);
   const updatedAt = payment.updated_at ?? payment.created_at ?? event.receivedAt;
   const facts = paymentFacts(payment, event.eventName, updatedAt);
-  const paymentMode = paymentModeOf(payment);
+  const methodKind = methodKindOf(payment);
   const { feesCurrent } = await upsertPayment(db, {
     id: payment.id,
     account_id: payment.account_id ?? event.accountId,
     account_type: event.accountType,
     amount: payment.amount,
     currency: payment.currency.toLowerCase(),
-    status: payment.status,
+    status: payment.status ?? null,
     status_terminal: isTerminalStatus(payment.status),
-    status_updated_at: updatedAt,
+    // A snapshot without a status says nothing about it: it never wins the status.
+    status_updated_at: payment.status ? updatedAt : '-infinity',
     status_event_row_id: event.rowId,
     capture_strategy: payment.capture_strategy ?? null,
     captured: payment.captured ?? null,
-    payment_mode: paymentMode,
-    method_kind: methodKindOf(payment),
+    payment_mode: paymentModeOf(payment),
+    method_kind: methodKind,
     card_brand: payment.payment_method?.card?.brand ?? null,
-    expedited: paymentMode === 'ach' && payment.expedited === true,
+    expedited: methodKind === 'ach' && payment.expedited === true,
     fee_amount: payment.fee_amount ?? null,
     application_fee_amount: payment.application_fee_amount ?? null,
     amount_refunded: payment.amount_refunded ?? null,
+    returned: payment.returned ?? null,
+    amount_returned: payment.amount_returned ?? null,
     error_code: payment.error_code ?? null,
     error_description: payment.error_description ?? null,
     checkout_id: payment.checkout_id ?? null,

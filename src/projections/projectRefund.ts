@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import { replaceReturnedFees } from '../db/replaceReturnedFees.ts';
 import { upsertRefund } from '../db/upsertRefund.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import { refundSchema } from '../domain/refundSnapshot.ts';
+import { refundSchema, refundStatusOf } from '../domain/refundSnapshot.ts';
 import type { EventToProject } from './projectEvent.ts';
 
 /**
@@ -22,7 +22,7 @@ export async function projectRefund(
     payment_id: refund.payment_id,
     amount: refund.amount,
     reason: refund.reason ?? null,
-    status: refund.status ?? null,
+    status: refundStatusOf(refund.status),
     created_at: refund.created_at ?? null,
     updated_at: updatedAt,
     event_row_id: event.rowId,

@@ -1,12 +1,16 @@
 import { findFeeSync } from '../db/findFeeSync.ts';
-import { findPaymentDetail } from '../db/findPaymentDetail.ts';
+import { findPaymentDetail, type PaymentDetail } from '../db/findPaymentDetail.ts';
+import { listDisputesOfPayment } from '../db/listDisputesOfPayment.ts';
 import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { upsertPaymentReconciliation } from '../db/upsertPaymentReconciliation.ts';
 import { achReturnFinding } from '../domain/achReturns.ts';
+import { disputeFindings } from '../domain/disputeSnapshot.ts';
+import type { FindingDraft } from '../domain/findings.ts';
+import { feesHandedBack } from '../domain/paymentSnapshot.ts';
 import { reconcileCheckoutFees } from '../domain/reconcileCheckout.ts';
 import type { FeeConfiguration, FeeToReconcile, PaymentToReconcile } from '../domain/reconcileFees.ts';
-import { reconcileFees } from '../domain/reconcileFees.ts';
+import { type FeeCheckCounts, reconcileFees } from '../domain/reconcileFees.ts';
 import { type RefundToReconcile, reconcileRefunds } from '../domain/reconcileRefunds.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 
@@ -14,40 +18,83 @@ type Json = Record<string, unknown>;
 
 const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
 const cents = (value: unknown) => (typeof value === 'number' ? value : null);
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /**
  * Reconciles one payment: its fees against the fee configurations of its sub account, its refunds and
- * returned fees, an ACH return, and the fees set on its checkout. Records the result as that payment's
- * findings (opening, refreshing and resolving). Idempotent.
+ * returned fees, an ACH return, the fees set on its checkout, and its disputes. Records the result as
+ * that payment's findings (opening, refreshing and resolving). A dispute can arrive before its payment:
+ * its findings are recorded even then. Idempotent.
  */
 export async function reconcilePayment(pool: Pool, paymentId: string, now: Date): Promise<boolean> {
   const detail = await findPaymentDetail(pool, paymentId);
-  if (!detail) return false;
-  const row = detail.payment;
-  const accountId = String(row.account_id);
-  const synced = await findFeeSync(pool, accountId);
-  const configurations = synced ? (await listFeeConfigurations(pool, accountId)).map(toConfiguration) : null;
+  const disputes = await listDisputesOfPayment(pool, paymentId);
+  if (!detail && disputes.length === 0) return false;
+  const findings = disputes.flatMap(disputeFindings);
+  const checked = detail ? await checkPayment(pool, paymentId, detail) : null;
+  if (checked) findings.push(...checked.findings);
+  const accountId = text(detail?.payment.account_id) ?? (disputes[0] as { accountId: string }).accountId;
 
+  await withTransaction(pool, async (client) => {
+    const context = {
+      scope: `payment:${paymentId}`,
+      accountId,
+      currency: text(detail?.payment.currency),
+      now,
+    };
+    await recordFindings(client, context, findings);
+    if (checked) {
+      await upsertPaymentReconciliation(client, {
+        paymentId,
+        accountId,
+        reconciledAt: now,
+        ...checked.counts,
+      });
+    }
+  });
+  return detail !== null;
+}
+
+async function checkPayment(
+  pool: Pool,
+  paymentId: string,
+  detail: PaymentDetail,
+): Promise<{ findings: FindingDraft[]; counts: FeeCheckCounts }> {
+  const row = detail.payment;
+  const synced = await findFeeSync(pool, String(row.account_id));
+  const configurations = synced
+    ? (await listFeeConfigurations(pool, String(row.account_id))).map(toConfiguration)
+    : null;
   const payment: PaymentToReconcile = {
     id: paymentId,
     amount: Number(row.amount),
+    status: text(row.status),
     feeAmount: cents(row.fee_amount),
     applicationFeeAmount: cents(row.application_fee_amount),
     createdAt: date(row.created_at),
     methodKind: (row.method_kind ?? null) as PaymentToReconcile['methodKind'],
-    cardBrand: (row.card_brand ?? null) as string | null,
+    cardBrand: text(row.card_brand),
     expedited: row.expedited === true,
   };
   const fees = detail.fees.map(toFee);
   const refunds = detail.refunds.map(toRefund);
   const feeCheck = reconcileFees(payment, fees, configurations);
-  const findings = [...feeCheck.findings, ...reconcileRefunds(payment, fees, refunds)];
+  const handedBack = feesHandedBack({
+    returned: row.returned === true,
+    status: payment.status,
+    methodKind: payment.methodKind,
+  });
+  const findings = [
+    ...feeCheck.findings,
+    ...reconcileRefunds({ ...payment, feesHandedBack: handedBack }, fees, refunds),
+  ];
   const achReturn = achReturnFinding({
     id: paymentId,
     amount: payment.amount,
     methodKind: payment.methodKind,
-    status: (row.status ?? null) as string | null,
-    errorDescription: (row.error_description ?? null) as string | null,
+    status: payment.status,
+    errorCode: text(row.error_code),
+    errorDescription: text(row.error_description),
     succeededAt: date(row.succeeded_at),
     failedAt: date(row.failed_at),
   });
@@ -57,23 +104,7 @@ export async function reconcilePayment(pool: Pool, paymentId: string, now: Date)
     const mismatch = reconcileCheckoutFees({ id: String(checkout.id), fees: checkout.fees }, paymentId, fees);
     if (mismatch) findings.push(mismatch);
   }
-
-  await withTransaction(pool, async (client) => {
-    const context = {
-      scope: `payment:${paymentId}`,
-      accountId,
-      currency: (row.currency ?? null) as string | null,
-      now,
-    };
-    await recordFindings(client, context, findings);
-    await upsertPaymentReconciliation(client, {
-      paymentId,
-      accountId,
-      reconciledAt: now,
-      ...feeCheck.counts,
-    });
-  });
-  return true;
+  return { findings, counts: feeCheck.counts };
 }
 
 export function toConfiguration(row: FeeConfigurationRow): FeeConfiguration {
@@ -94,8 +125,8 @@ function toFee(fee: Json): FeeToReconcile {
     type: String(fee.type),
     amount: Number(fee.amount),
     remainingAmount: cents(fee.remaining_amount),
-    sourceConfigurationId: (fee.source_configuration_id ?? null) as string | null,
-    sourceFeeType: (fee.source_fee_type ?? null) as string | null,
+    sourceConfigurationId: text(fee.source_configuration_id),
+    sourceFeeType: text(fee.source_fee_type),
     snapshotUpdatedAt: date(fee.snapshot_updated_at) ?? new Date(0),
   };
 }
@@ -105,12 +136,12 @@ function toRefund(refund: Json): RefundToReconcile {
   return {
     id: String(refund.id),
     amount: Number(refund.amount),
-    status: (refund.status ?? null) as string | null,
+    status: text(refund.status),
     createdAt: date(refund.created_at),
     updatedAt: date(refund.updated_at) ?? new Date(0),
     returnedFees: returned.map((fee) => ({
       id: String(fee.id),
-      paymentFeeId: (fee.payment_fee_id ?? null) as string | null,
+      paymentFeeId: text(fee.payment_fee_id),
       returnedAmount: cents(fee.returned_amount),
       originalAmount: cents(fee.original_amount),
       remainingAmount: cents(fee.remaining_amount),

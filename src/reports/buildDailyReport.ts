@@ -1,11 +1,14 @@
 import { listTopFindings } from '../db/listTopFindings.ts';
 import type { Queryable } from '../db/pool.ts';
 import { sumDailyAchReturns } from '../db/sumDailyAchReturns.ts';
+import { sumDailyDisputes } from '../db/sumDailyDisputes.ts';
+import { sumDailyFeesReturnedWithoutRefund } from '../db/sumDailyFeesReturnedWithoutRefund.ts';
 import { sumDailyForwarding } from '../db/sumDailyForwarding.ts';
 import { sumDailyPayments } from '../db/sumDailyPayments.ts';
 import { sumDailyRefunds } from '../db/sumDailyRefunds.ts';
 import { sumOpenFindings } from '../db/sumOpenFindings.ts';
-import { ACH_RETURN_CODES } from '../domain/achReturns.ts';
+import { achReturnsByCode } from './achReturnsByCode.ts';
+import { returnedFeesByReason } from './returnedFeesByReason.ts';
 
 /** Money columns of an account row, in cents; totals are their sums, so a total always equals its rows. */
 export const MONEY_COLUMNS = [
@@ -35,8 +38,9 @@ export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
 /**
  * The reconciliation report of one UTC day, per account and currency, test and live kept apart:
  * settled payments and gross, fees by type and by source, refunds and returned fees, net
- * (gross − fees − refunded + returned fees), ACH returns, captures at risk, forwarding outcomes per
- * destination, and open findings with the money at stake. Set-based: a handful of grouped queries.
+ * (gross − fees − refunded + returned fees), fees returned by reason (refund, ACH return, void), ACH returns,
+ * disputes (opened, won, lost that day; open now and the amount at risk), captures at risk, forwarding
+ * outcomes per destination, and open findings with the money at stake. Set-based: a handful of grouped queries.
  */
 export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
   const from = new Date(`${date}T00:00:00.000Z`);
@@ -45,7 +49,10 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   const payments = await sumDailyPayments(db, from, to);
   const refunds = await sumDailyRefunds(db, from, to);
   const achReturns = await sumDailyAchReturns(db, from, to);
+  const feesReturnedWithoutRefund = await sumDailyFeesReturnedWithoutRefund(db, from, to);
   const forwarding = await sumDailyForwarding(db, from, to);
+  // Opened, won and lost on the day; open and at risk as of the snapshot (see the query).
+  const disputes = await sumDailyDisputes(db, from, to);
   // Open discrepancies are a current state: as of when the report is built, whatever day it covers.
   const findings = await sumOpenFindings(db, generatedAt);
   const topFindings = await listTopFindings(db, generatedAt, 100);
@@ -81,11 +88,9 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
     generated_at: generatedAt.toISOString(),
     totals: totalsOf(accountRows),
     accounts: accountRows,
-    ach_returns: achReturns.map((row) => ({
-      ...row,
-      category: ACH_RETURN_CODES[row.code]?.category ?? 'unknown',
-      retryable: ACH_RETURN_CODES[row.code]?.retryable ?? false,
-    })),
+    returned_fees_by_reason: returnedFeesByReason(refunds, feesReturnedWithoutRefund),
+    ach_returns: achReturnsByCode(achReturns),
+    disputes,
     captures: findings.filter((row) => row.code.startsWith('capture_')),
     forwarding,
     findings,

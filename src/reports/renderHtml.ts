@@ -67,7 +67,7 @@ export function renderHtml(report: Report, reportId: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><h1>${escapeHtml(title)}</h1>
-<p class="meta">Report ${escapeHtml(reportId)} · generated ${escapeHtml(report.generated_at)} (UTC) · amounts in each row's currency; test and live are never added together. Net = gross − fees − refunded + fees returned.</p>
+<p class="meta">Report ${escapeHtml(reportId)} · generated ${escapeHtml(report.generated_at)} (UTC) · amounts in each row's currency; test and live are never added together. Net = gross − fees − refunded + fees returned by refunds; fees handed back by ACH returns and voids are listed by reason, not in net.</p>
 ${summaryCards(report)}
 ${tables}
 </body></html>

@@ -34,11 +34,41 @@ export function sectionsOf(report: Report): Section[] {
         rows: report.accounts,
       },
       {
+        name: 'returned_fees_by_reason',
+        title:
+          'Fees returned by reason (refund is the fees returned above; ACH returns and voids are not in net)',
+        columns: ['account_type', 'account_id', 'currency', 'refund', 'ach_return', 'void', 'total'],
+        money: ['refund', 'ach_return', 'void', 'total'],
+        rows: report.returned_fees_by_reason,
+      },
+      {
         name: 'ach_returns',
         title: 'ACH returns',
         columns: ['account_type', 'currency', 'code', 'category', 'retryable', 'late', 'returns', 'amount'],
         money: ['amount'],
         rows: report.ach_returns,
+      },
+      {
+        name: 'disputes',
+        title:
+          'Disputes opened, won, lost (forfeited included) and in other statuses on this day; open now, at risk',
+        columns: [
+          'account_type',
+          'account_id',
+          'currency',
+          'opened',
+          'opened_amount',
+          'won',
+          'won_amount',
+          'lost',
+          'lost_amount',
+          'other',
+          'other_amount',
+          'open',
+          'at_risk',
+        ],
+        money: ['opened_amount', 'won_amount', 'lost_amount', 'other_amount', 'at_risk'],
+        rows: report.disputes,
       },
       {
         name: 'captures',

@@ -1,6 +1,8 @@
 import { findStoredBodyHashes } from '../db/findStoredBodyHashes.ts';
 import { insertEventConflicts } from '../db/insertEventConflicts.ts';
 import { insertEvents, type NewEvent } from '../db/insertEvents.ts';
+import { openEventConflictFindings } from '../db/openEventConflictFindings.ts';
+import { openQuarantineFindings } from '../db/openQuarantineFindings.ts';
 import type { PoolClient } from '../db/pool.ts';
 import { type Boss, inTransaction } from '../queue/boss.ts';
 
@@ -14,7 +16,7 @@ const key = (eventId: string | null, hash: Buffer) => `${eventId ?? ''}\u0000${h
  * Stores deliveries and enqueues their processing on the caller's transaction, so each delivery and its
  * job commit together, in a fixed handful of statements however many deliveries share the transaction
  * (group commit). The same event id with the same bytes is a duplicate, also within one batch; with other
- * bytes it is a conflict, kept aside.
+ * bytes it is a conflict, kept aside. Conflicts and quarantines open their findings in the same transaction.
  */
 export async function storeDeliveries(
   client: PoolClient,
@@ -51,7 +53,16 @@ export async function storeDeliveries(
     }
   });
   await insertEventConflicts(client, conflicts);
+  // Both are rare, so the common batch pays nothing for them; people are told through findings.
+  await openEventConflictFindings(
+    client,
+    conflicts.map((event) => event.eventId as string),
+  );
   // Quarantined rows are the ones stored without an event id; they get no processing job.
+  await openQuarantineFindings(
+    client,
+    inserted.filter((row) => row.event_id === null).map((row) => row.id),
+  );
   const accepted = inserted.filter((row) => row.event_id !== null);
   if (accepted.length > 0) {
     await boss.insert(

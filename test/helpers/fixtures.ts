@@ -17,7 +17,7 @@ export function fixtureBodies(name: string): string[] {
 
 export function fixtureNames(): string[] {
   return readdirSync(DIR)
-    .filter((file) => file.endsWith('.jsonl') && file !== 'sdk-signature-vector.jsonl')
+    .filter((file) => file.endsWith('.jsonl') && !file.endsWith('sdk-signature-vector.jsonl'))
     .map((file) => file.replace(/\.jsonl$/, ''));
 }
 

@@ -12,6 +12,7 @@ export const TEST_SECRETS = [
   'test-api-token-0123456789',
   'test_client_secret',
   'justifi-test-key',
+  'sigk_59MIs5qN2tBrsNw6JzIXlU',
   'whsec_target_instance',
   'whsec_process_test',
 ];

@@ -15,10 +15,13 @@ export async function dumpProjections(
       `select to_jsonb(t) as row from ${table} t`,
     );
     dump[table] = rows
+      // A dispute's `row_id` numbers rows for cursor pagination in the order they were first projected.
       .map(({ row }) =>
-        options.withRowIds
-          ? row
-          : Object.fromEntries(Object.entries(row).filter(([key]) => !key.endsWith('event_row_id'))),
+        Object.fromEntries(
+          Object.entries(row).filter(
+            ([key]) => key !== 'row_id' && (options.withRowIds || !key.endsWith('event_row_id')),
+          ),
+        ),
       )
       .map((row) => JSON.stringify(row))
       .sort();

@@ -1,29 +1,23 @@
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import { listFindings } from '../../db/listFindings.ts';
 import type { AppDeps } from '../app.ts';
-import { HttpError } from '../errors.ts';
 import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
+import { oneOf, parseQuery, text } from './params.ts';
 
-const STATUSES = new Set(['open', 'resolved']);
+const findingsQuery = z.object({
+  code: text().optional(),
+  status: oneOf(['open', 'resolved']).optional(),
+  subject_id: text().optional(),
+});
 
 export function findingRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/findings', async (req, res) => {
-    const { code, status, subject_id: subjectId } = req.query;
-    if (status !== undefined && !STATUSES.has(String(status))) {
-      throw new HttpError(400, 'invalid_parameter', 'status must be open or resolved');
-    }
+    const { code, status, subject_id: subjectId } = parseQuery(findingsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listFindings(
-      deps.pool,
-      {
-        code: typeof code === 'string' ? code : undefined,
-        status: typeof status === 'string' ? status : undefined,
-        subjectId: typeof subjectId === 'string' ? subjectId : undefined,
-      },
-      page,
-    );
+    const rows = await listFindings(deps.pool, { code, status, subjectId }, page);
     const { data, pageInfo } = paginate(rows, page);
     res.json(list(data.map(presentFinding), pageInfo));
   });

@@ -1,23 +1,32 @@
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import { listAchReturns } from '../../db/listAchReturns.ts';
 import { listAlerts } from '../../db/listAlerts.ts';
 import type { AppDeps } from '../app.ts';
-import { HttpError } from '../errors.ts';
 import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
+import { booleanWord, oneOf, parseQuery, text } from './params.ts';
 
-const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+const alertsQuery = z.object({
+  status: oneOf(['pending', 'sent', 'failed', 'logged']).optional(),
+  kind: text().optional(),
+});
+
+// Codes and categories stay free text: unknown return codes are kept verbatim (category `unknown`).
+const achReturnsQuery = z.object({
+  code: text().optional(),
+  category: text().optional(),
+  late: booleanWord().optional(),
+  account_id: text().optional(),
+});
 
 /** GET /api/alerts and GET /api/ach-returns, in the provider's list envelope. */
 export function opsSignalRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/alerts', async (req, res) => {
+    const filter = parseQuery(alertsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listAlerts(
-      deps.pool,
-      { status: text(req.query.status), kind: text(req.query.kind) },
-      page,
-    );
+    const rows = await listAlerts(deps.pool, filter, page);
     const { data, pageInfo } = paginate(rows, page);
     res.json(
       list(
@@ -27,17 +36,9 @@ export function opsSignalRoutes(deps: AppDeps): Router {
     );
   });
   router.get('/ach-returns', async (req, res) => {
-    const late = text(req.query.late);
-    if (late !== undefined && late !== 'true' && late !== 'false') {
-      throw new HttpError(400, 'invalid_parameter', 'late must be true or false');
-    }
+    const { account_id: accountId, ...rest } = parseQuery(achReturnsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const filter = {
-      code: text(req.query.code),
-      category: text(req.query.category),
-      late: late === undefined ? undefined : late === 'true',
-      accountId: text(req.query.account_id),
-    };
+    const filter = { ...rest, accountId };
     const { data, pageInfo } = paginate(await listAchReturns(deps.pool, filter, page), page);
     res.json(
       list(

@@ -1,13 +1,29 @@
-import { HttpError } from '../errors.ts';
+import { z } from 'zod';
 import type { PageInfo } from './envelope.ts';
+import { customIssue, parseQuery, parseRowId } from './params.ts';
+
+/** A cursor this API returned, as the row id it stands for; anything else is 400 `invalid_cursor`. */
+export function cursor() {
+  return z.string().transform((value, context) => {
+    const id = decodeCursor(value);
+    if (id === null) {
+      context.addIssue(customIssue('invalid_cursor', 'is not a cursor this API returned'));
+      return z.NEVER;
+    }
+    return id;
+  });
+}
+
+const pageQuery = z.object({
+  limit: z.string().optional().transform(parseLimit),
+  after_cursor: cursor().optional(),
+  before_cursor: cursor().optional(),
+});
 
 /** A list route's page from its query: `limit`, `after_cursor`, `before_cursor`. */
-export function pageFromQuery(query: Record<string, unknown>) {
-  return {
-    limit: parseLimit(query.limit),
-    afterId: decodeCursor(query.after_cursor, 'after_cursor'),
-    beforeId: decodeCursor(query.before_cursor, 'before_cursor'),
-  };
+export function pageFromQuery(query: unknown) {
+  const page = parseQuery(pageQuery, query);
+  return { limit: page.limit, afterId: page.after_cursor ?? null, beforeId: page.before_cursor ?? null };
 }
 
 /** The provider's rule: default 25, 1 to 100, anything else falls back to 25. */
@@ -20,12 +36,11 @@ export function encodeCursor(id: number): string {
   return Buffer.from(`id:${id}`).toString('base64url');
 }
 
-export function decodeCursor(value: unknown, name: string): number | null {
-  if (value === undefined) return null;
-  const match =
-    typeof value === 'string' ? /^id:(\d+)$/.exec(Buffer.from(value, 'base64url').toString()) : null;
-  if (!match) throw new HttpError(400, 'invalid_cursor', `${name} is not a cursor this API returned`);
-  return Number(match[1]);
+/** The row id of a cursor this API returned, or null; re-encoding must give the same text, so no aliases. */
+export function decodeCursor(value: string): number | null {
+  const match = /^id:(\d+)$/.exec(Buffer.from(value, 'base64url').toString());
+  const id = match?.[1] === undefined ? null : parseRowId(match[1]);
+  return id !== null && encodeCursor(id) === value ? id : null;
 }
 
 /**

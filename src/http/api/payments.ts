@@ -1,10 +1,14 @@
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import { findPaymentDetail } from '../../db/findPaymentDetail.ts';
 import { listFindings } from '../../db/listFindings.ts';
 import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { single } from './envelope.ts';
 import { presentFinding } from './findings.ts';
+import { parseParams, pathId, undecodablePathParam } from './params.ts';
+
+const paymentParams = z.object({ id: pathId() });
 
 // Open and resolved findings about the payment or anything of it, newest first.
 const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
@@ -12,17 +16,17 @@ const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
 export function paymentRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/payments/:id', async (req, res) => {
-    const detail = await findPaymentDetail(deps.pool, req.params.id);
+    const { id } = parseParams(paymentParams, req.params);
+    const detail = await findPaymentDetail(deps.pool, id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
     // listFindings returns one row past the page (to tell if more exist); the payment shows the page.
-    const findings = (await listFindings(deps.pool, { paymentId: req.params.id }, FINDINGS_PAGE)).slice(
+    const findings = (await listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE)).slice(
       0,
       FINDINGS_PAGE.limit,
     );
     const { payment, ...related } = detail;
-    res.json(
-      single('payment', req.params.id, { ...payment, ...related, findings: findings.map(presentFinding) }),
-    );
+    res.json(single('payment', id, { ...payment, ...related, findings: findings.map(presentFinding) }));
   });
+  router.use(undecodablePathParam('id'));
   return router;
 }

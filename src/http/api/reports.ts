@@ -1,4 +1,5 @@
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import { findReport } from '../../db/findReport.ts';
 import { listReports } from '../../db/listReports.ts';
 import { renderCsv } from '../../reports/renderCsv.ts';
@@ -9,20 +10,20 @@ import type { AppDeps } from '../app.ts';
 import { HttpError } from '../errors.ts';
 import { list, single } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
+import { calendarDate, oneOf, parseQuery, parseRowId, undecodablePathParam } from './params.ts';
 
-const KINDS = new Set(['daily', 'fee-configurations']);
+const reportsQuery = z.object({
+  kind: oneOf(['daily', 'fee-configurations']).optional(),
+  period: calendarDate().optional(),
+});
+const REPORT_ID = /^rpt_(\d+)(?:\.(json|csv|html))?$/;
 
 export function reportRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/reports', async (req, res) => {
-    const kind = typeof req.query.kind === 'string' ? req.query.kind : undefined;
-    const period = typeof req.query.period === 'string' ? req.query.period : undefined;
-    if (kind !== undefined && !KINDS.has(kind))
-      throw new HttpError(400, 'invalid_parameter', 'kind must be daily or fee-configurations');
-    if (period !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(period))
-      throw new HttpError(400, 'invalid_parameter', 'period must be YYYY-MM-DD');
+    const filter = parseQuery(reportsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listReports(deps.pool, { kind, period }, page), page);
+    const { data, pageInfo } = paginate(await listReports(deps.pool, filter, page), page);
     const links = (id: string) => ({
       json: `/api/reports/${id}.json`,
       csv: `/api/reports/${id}.csv`,
@@ -37,15 +38,17 @@ export function reportRoutes(deps: AppDeps): Router {
   });
 
   router.get('/reports/:id', async (req, res) => {
-    const match = /^rpt_(\d+)(?:\.(json|csv|html))?$/.exec(req.params.id);
-    if (!match)
+    // An id that cannot name a row (malformed, or past the bigint and safe-integer range) is simply unknown.
+    const match = REPORT_ID.exec(req.params.id);
+    const rowId = match?.[1] === undefined ? null : parseRowId(match[1]);
+    if (!match || rowId === null)
       throw new HttpError(
         404,
         'resource_not_found',
-        'no report with that id (rpt_<n>, optionally .json, .csv or .html)',
+        'id: no report with that id (rpt_<n>, optionally .json, .csv or .html)',
       );
-    const row = await findReport(deps.pool, { id: Number(match[1]) });
-    if (!row) throw new HttpError(404, 'resource_not_found', 'no report with that id');
+    const row = await findReport(deps.pool, { id: rowId });
+    if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
     const id = reportId(row.id);
     const report = row.body as unknown as Report;
     const name = `${row.kind}${row.period ? `-${row.period}` : ''}-${id}`;
@@ -73,5 +76,6 @@ export function reportRoutes(deps: AppDeps): Router {
         );
     }
   });
+  router.use(undecodablePathParam('id'));
   return router;
 }

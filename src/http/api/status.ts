@@ -2,16 +2,18 @@ import express, { type Router } from 'express';
 import { countEventsByStatus } from '../../db/countEventsByStatus.ts';
 import { countQueuedJobs } from '../../db/countQueuedJobs.ts';
 import { summarizeFeeChecks } from '../../db/summarizeFeeChecks.ts';
+import { summarizeUnknownValues } from '../../db/summarizeUnknownValues.ts';
 import type { AppDeps } from '../app.ts';
 import { single } from './envelope.ts';
 
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees] = await Promise.all([
+    const [events, queued, fees, unknownValues] = await Promise.all([
       countEventsByStatus(deps.pool),
       countQueuedJobs(deps.pool),
       summarizeFeeChecks(deps.pool),
+      summarizeUnknownValues(deps.pool),
     ]);
     res.json(
       single('status', null, {
@@ -23,6 +25,8 @@ export function statusRoutes(deps: AppDeps): Router {
         last_fee_sync_at: fees.lastFeeSyncAt,
         unverified_fee_payments: fees.unverifiedPayments,
         overridden_fees: fees.overriddenFees,
+        // Values the seed does not name, per field, with how many deliveries carried each.
+        unknown_values: unknownValues,
       }),
     );
   });
