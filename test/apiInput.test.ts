@@ -114,6 +114,11 @@ describe('query strings', () => {
     ['/api/reports?period=0000-01-01', 'period'],
     ['/api/reports?period=2026-1-1', 'period'],
     ['/api/reports?kind=weekly', 'kind'],
+    ['/api/findings?code=%ff%fe', 'code'],
+    ['/api/ach-returns?account_id=%E0%A4%A', 'account_id'],
+    ['/api/disputes?status=%ED%A0%80', 'status'],
+    ['/api/disputes?account_id=%00', 'account_id'],
+    ['/api/alerts?kind=%', 'kind'],
   ])('%s is 400 naming %s, without echoing the value', async (path, param) => {
     const response = await get(path);
     expectClientError(response, 400, 'invalid_parameter', param);
@@ -227,8 +232,14 @@ describe('arbitrary input never reaches a 500', () => {
     .array(fc.tuple(name, value), { maxLength: 6 })
     .map((pairs) => pairs.map((pair) => pair.join('=')).join('&'));
 
-  it('arbitrary query strings for findings, alerts, ach-returns and reports', async () => {
-    const route = fc.constantFrom('/api/findings', '/api/alerts', '/api/ach-returns', '/api/reports');
+  it('arbitrary query strings for findings, alerts, ach-returns, reports and disputes', async () => {
+    const route = fc.constantFrom(
+      '/api/findings',
+      '/api/alerts',
+      '/api/ach-returns',
+      '/api/reports',
+      '/api/disputes',
+    );
     await fc.assert(
       fc.asyncProperty(route, query, async (path, search) => {
         expectSafeAnswer(await get(`${path}?${search}`));

@@ -1,65 +1,19 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
-import { paymentEvent } from './helpers/deliveries.ts';
-import { deliver, drain, settle } from './helpers/fixtures.ts';
-import { observedBodies, observedFixtureNames } from './helpers/observed.ts';
-import { startSimulator } from './helpers/simulator.ts';
+import type { TestApp } from './helpers/app.ts';
+import { startObservedApp } from './helpers/observed.ts';
 
-// Every variation of DESIGN.md's "What the provider actually sends", replayed through POST /webhooks and
-// the real worker, then reconciled against fee configurations synced from the provider simulator.
-const ACCOUNT = 'acc_observed';
-const auth = { Authorization: `Bearer ${API_TOKEN}` };
-let provider: Awaited<ReturnType<typeof startSimulator>>;
+// DESIGN.md's "What the provider actually sends": every variation replayed through POST /webhooks and the
+// real worker, then reconciled against fee configurations synced from the provider simulator.
+let observed: Awaited<ReturnType<typeof startObservedApp>>;
 let t: TestApp;
-
-async function runJob(name: string) {
-  const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send({});
-  expect(response.status).toBe(202);
-  for (let tries = 0; tries < 400; tries++) {
-    const { rows } = await t.pool.query(
-      `select count(*)::int as n from pgboss.job
-        where name in ($1, 'reconcile-payment', 'process-event') and state in ('created', 'retry', 'active')`,
-      [name],
-    );
-    if (rows[0].n === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
-}
+let auth: Record<string, string>;
 
 beforeAll(async () => {
-  provider = await startSimulator();
-  const ids: Record<string, string> = {};
-  for (const [feeType, variable_rate, transaction_fee_cents, fee_cap_cents] of [
-    ['processing_ecomm', 2.9, 30, null],
-    ['processing_card_present', 2.6, 10, null],
-    ['processing_ach', 0.8, 0, 500],
-    ['processing_ach_expedited', 1.5, 0, null],
-    ['visa_brand_ecomm', 2.75, 30, null],
-    ['platform', 0.5, 0, null],
-  ] as const) {
-    const created = provider.simulator.store.create(ACCOUNT, feeType, {
-      variable_rate,
-      transaction_fee_cents,
-      fee_cap_cents,
-      effective_start: '2026-10-01T00:00:00.000Z',
-    });
-    ids[feeType] = created.id;
-  }
-  t = await startTestApp({ worker: true, env: provider.env });
-  await deliver(
-    t.app,
-    observedFixtureNames().flatMap((name) => observedBodies(name, ids)),
-  );
-  await drain(t);
-  // The sync reconciles every payment of the account once the configurations are known.
-  await runJob('fee-configuration-sync');
+  observed = await startObservedApp();
+  ({ t, auth } = observed);
 });
-afterAll(async () => {
-  await t.close();
-  await provider.close();
-});
+afterAll(() => observed.close());
 
 const openFindings = async () => {
   const { rows } = await t.pool.query(
@@ -127,85 +81,6 @@ describe('what the provider actually sends', () => {
         actual: 'processing_ecomm',
       },
     ]);
-  });
-
-  it('projects disputes, links them from the payment, and resolves dispute_open once won', async () => {
-    const won = await t.pool.query(`select code, status from findings where subject_id = 'dp_obs_won'`);
-    expect(won.rows).toEqual([{ code: 'dispute_open', status: 'open' }]);
-    const closed = paymentEvent({
-      account_id: ACCOUNT,
-      event_name: 'payment.dispute.closed',
-      data: {
-        id: 'dp_obs_won',
-        payment_id: 'py_obs_disputed',
-        amount: 10000,
-        currency: 'usd',
-        reason: 'fraudulent',
-        due_date: '2026-11-20',
-        status: 'won',
-        created_at: '2026-11-03T09:00:00Z',
-        updated_at: '2026-11-10T09:00:00Z',
-      },
-    });
-    await deliver(t.app, [JSON.stringify(closed)]);
-    await settle(t);
-    const { rows } = await t.pool.query(
-      `select id, payment_id, amount, currency, reason, to_char(due_date, 'YYYY-MM-DD') as due_date, status
-         from disputes order by id`,
-    );
-    expect(rows).toEqual([
-      {
-        id: 'dp_obs_forfeit',
-        payment_id: 'py_obs_disputed',
-        amount: 1300,
-        currency: 'usd',
-        reason: 'duplicate',
-        due_date: '2026-11-20',
-        status: 'forfeited',
-      },
-      {
-        id: 'dp_obs_lost',
-        payment_id: 'py_obs_lost_payment',
-        amount: 4200,
-        currency: 'usd',
-        reason: 'fraudulent',
-        due_date: '2026-11-20',
-        status: 'lost',
-      },
-      {
-        id: 'dp_obs_open',
-        payment_id: 'py_obs_disputed',
-        amount: 2500,
-        currency: 'usd',
-        reason: 'product_not_received',
-        due_date: '2026-11-20',
-        status: 'needs_response',
-      },
-      {
-        id: 'dp_obs_won',
-        payment_id: 'py_obs_disputed',
-        amount: 10000,
-        currency: 'usd',
-        reason: 'fraudulent',
-        due_date: '2026-11-20',
-        status: 'won',
-      },
-    ]);
-    const detail = await request(t.app).get('/api/payments/py_obs_disputed').set(auth);
-    expect(detail.status).toBe(200);
-    expect(detail.body.data.disputes.map((item: { id: string }) => item.id).sort()).toEqual([
-      'dp_obs_forfeit',
-      'dp_obs_open',
-      'dp_obs_won',
-    ]);
-    const resolved = await t.pool.query(`select code, status from findings where subject_id = 'dp_obs_won'`);
-    expect(resolved.rows).toEqual([{ code: 'dispute_open', status: 'resolved' }]);
-    const open = await t.pool.query(`select details from findings where subject_id = 'dp_obs_open'`);
-    expect(open.rows[0].details).toMatchObject({
-      amount: 2500,
-      reason: 'product_not_received',
-      due_date: '2026-11-20',
-    });
   });
 
   it('classifies ACH failures from either field, keeps the sentence, and takes handed-back fees as expected', async () => {
@@ -338,63 +213,5 @@ describe('what the provider actually sends', () => {
     const metrics = await request(t.app).get('/metrics');
     expect(metrics.text).toContain('tally_unknown_values{field="payment.payment_mode"} 2');
     expect(metrics.text).not.toMatch(/tally_unknown_values\{[^}]*bnpl/);
-  });
-
-  it('lists disputes with filters and cursor pagination', async () => {
-    const page = async (query: string) => {
-      const response = await request(t.app).get(`/api/disputes?${query}`).set(auth);
-      expect(response.status).toBe(200);
-      return response.body;
-    };
-    const lost = await page('status=lost');
-    expect(lost.data).toEqual([
-      expect.objectContaining({
-        id: 'dp_obs_lost',
-        payment_id: 'py_obs_lost_payment',
-        account_id: ACCOUNT,
-        amount: 4200,
-        currency: 'usd',
-        due_date: '2026-11-20',
-        status: 'lost',
-      }),
-    ]);
-    const first = await page(`account_id=${ACCOUNT}&limit=2`);
-    expect(first.data).toHaveLength(2);
-    expect(first.page_info.has_next).toBe(true);
-    const second = await page(`account_id=${ACCOUNT}&limit=2&after_cursor=${first.page_info.end_cursor}`);
-    const all = [...first.data, ...second.data].map((item: { id: string }) => item.id).sort();
-    expect(all).toEqual(['dp_obs_forfeit', 'dp_obs_lost', 'dp_obs_open', 'dp_obs_won']);
-    expect((await page('account_id=acc_nobody')).data).toEqual([]);
-    const bad = await request(t.app).get('/api/disputes?status=%00').set(auth);
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/^status:/);
-  });
-
-  it('a dispute closed before it was opened still ends closed, whatever the delivery order', async () => {
-    const event = (name: string, status: string, updatedAt: string) =>
-      JSON.stringify(
-        paymentEvent({
-          account_id: ACCOUNT,
-          event_name: name,
-          data: {
-            id: 'dp_obs_reordered',
-            payment_id: 'py_obs_disputed',
-            amount: 700,
-            currency: 'usd',
-            status,
-            updated_at: updatedAt,
-          },
-        }),
-      );
-    await deliver(t.app, [
-      event('payment.dispute.closed', 'lost', '2026-11-09T00:00:00Z'),
-      event('payment.dispute.created', 'needs_response', '2026-11-03T00:00:00Z'),
-    ]);
-    await settle(t);
-    const { rows } = await t.pool.query(
-      `select d.status, f.code, f.status as finding_status from disputes d
-         join findings f on f.subject_id = d.id where d.id = 'dp_obs_reordered'`,
-    );
-    expect(rows).toEqual([{ status: 'lost', code: 'dispute_lost', finding_status: 'open' }]);
   });
 });

@@ -10,6 +10,7 @@ import { eventRoutes } from './api/events.ts';
 import { findingRoutes } from './api/findings.ts';
 import { jobRoutes } from './api/jobs.ts';
 import { opsSignalRoutes } from './api/opsSignals.ts';
+import { parseQueryString } from './api/params.ts';
 import { paymentRoutes } from './api/payments.ts';
 import { reportRoutes } from './api/reports.ts';
 import { statusRoutes } from './api/status.ts';
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.set('query parser', parseQueryString);
   app.use(webhookRoutes(deps));
   app.use(healthRoutes(deps));
   app.use(

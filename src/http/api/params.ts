@@ -1,3 +1,4 @@
+import { parse } from 'node:querystring';
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
 import { HttpError, isPathDecodeError } from '../errors.ts';
@@ -123,4 +124,32 @@ export function findUnstorableText(value: unknown): string | null {
     }
   }
   return null;
+}
+
+const decodes = (text: string) => {
+  try {
+    decodeURIComponent(text.replaceAll('+', ' '));
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Express's query parser (node:querystring, as its `simple` parser), except that a malformed or non-UTF-8
+ * percent sequence is 400 naming the parameter instead of being turned into U+FFFD silently.
+ */
+export function parseQueryString(query: string): Record<string, unknown> {
+  let malformed = false;
+  const parsed = parse(query, '&', '=', {
+    decodeURIComponent: (text) => {
+      if (!decodes(text)) malformed = true;
+      return decodeURIComponent(text);
+    },
+  });
+  if (!malformed) return parsed;
+  const pair = query.split('&').find((candidate) => !decodes(candidate)) ?? '';
+  const name = pair.split('=')[0] ?? '';
+  const shown = decodes(name) && !CONTROL.test(decodeURIComponent(name)) ? decodeURIComponent(name) : 'query';
+  throw new HttpError(400, 'invalid_parameter', `${shown.slice(0, 64)}: must be valid percent-encoded UTF-8`);
 }
