@@ -9,7 +9,8 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
-import { createBoss, createQueues } from '../src/queue/boss.ts';
+import { createBoss } from '../src/queue/boss.ts';
+import { createQueues } from '../src/queue/job.ts';
 import { startWorkers } from '../src/queue/workers.ts';
 
 const N = Number(process.argv[2] ?? 50_000);

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { insertAlerts } from '../src/db/insertAlerts.ts';
-import { listUncapturedAuthorizations } from '../src/db/listUncapturedAuthorizations.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { CAPTURE_WINDOW_MS, checkCaptureExpiry } from '../src/domain/captureExpiry.ts';
 import { recordFindings } from '../src/findings/recordFindings.ts';
+import { CAPTURE_WINDOW_MS, checkCaptureExpiry } from '../src/ops/captureExpiry.ts';
+import { insertAlerts, listUncapturedAuthorizations } from '../src/ops/queries.ts';
 import { inTransaction } from '../src/queue/boss.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { SEND_ALERT_QUEUE } from './send-alert.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { findReport } from '../src/db/findReport.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { buildFeeConfigurationReport } from '../src/reports/buildFeeConfigurationReport.ts';
+import { findReport } from '../src/reports/queries.ts';
 import { reportId, saveReport } from '../src/reports/saveReport.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listSeenAccounts } from '../src/db/listSeenAccounts.ts';
+import { listSeenAccounts } from '../src/feeConfigurations/queries.ts';
 import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { processStoredEvent, processStoredEvents } from '../src/projections/processStoredEvent.ts';
+import { PROCESS_EVENT_QUEUE } from '../src/ingest/storeDeliveries.ts';
+import { processStoredEvent, processStoredEvents } from '../src/projection/processStoredEvent.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { PROCESS_EVENT_QUEUE } from '../src/webhooks/storeDeliveries.ts';
 
 /** Turns stored deliveries into projections, a batch per transaction. Failures retry with back-off. */
 export default defineJob({

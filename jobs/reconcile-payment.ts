@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { RECONCILE_PAYMENT_QUEUE } from '../src/projections/processStoredEvent.ts';
+import { RECONCILE_PAYMENT_QUEUE } from '../src/projection/processStoredEvent.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { reconcilePayment } from '../src/reconcile/reconcilePayment.ts';
+import { reconcilePayment } from '../src/reconciliation/reconcilePayment.ts';
 
 /**
  * Reconciles a payment after any change to it or its refunds, and in bulk after each fee sync. The queue

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { alertMessage } from '../src/alerts/alertMessage.ts';
-import { findAlert } from '../src/db/findAlert.ts';
-import { recordAlertAttempt } from '../src/db/recordAlertAttempt.ts';
+import { alertMessage } from '../src/ops/alertMessage.ts';
+import { findAlert, recordAlertAttempt } from '../src/ops/queries.ts';
 import { defineJob } from '../src/queue/job.ts';
 
 export const SEND_ALERT_QUEUE = 'send-alert';

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeServer, serve } from '../src/http/serve.ts';
-import { recordedDeliverySchema } from '../src/webhooks/recorded.ts';
+import { closeServer, serve } from '../src/api/serve.ts';
+import { recordedDeliverySchema } from '../src/ingest/recorded.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 

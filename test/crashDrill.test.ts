@@ -1,8 +1,8 @@
 import { afterAll, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
-import { processStoredEvents } from '../src/projections/processStoredEvent.ts';
-import { sign } from '../src/webhooks/signature.ts';
-import { storeDeliveries } from '../src/webhooks/storeDeliveries.ts';
+import { sign } from '../src/ingest/signature.ts';
+import { storeDeliveries } from '../src/ingest/storeDeliveries.ts';
+import { processStoredEvents } from '../src/projection/processStoredEvent.ts';
 import { startTestApp } from './helpers/app.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { dumpProjections } from './helpers/projections.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ACH_RETURN_CODES, achReturnFinding, classifyAchFailure } from '../src/domain/achReturns.ts';
-import { checkoutStatus } from '../src/domain/checkoutSnapshot.ts';
-import { disputeFindings, disputeStatus } from '../src/domain/disputeSnapshot.ts';
-import { type EventFamily, familyOf } from '../src/domain/eventFamilies.ts';
-import { feesHandedBack, methodKindOf, paymentSchema } from '../src/domain/paymentSnapshot.ts';
-import { unknownValuesOf } from '../src/domain/unknownValues.ts';
+import { checkoutStatus } from '../src/projection/checkoutSnapshot.ts';
+import { disputeFindings, disputeStatus } from '../src/projection/disputeSnapshot.ts';
+import { type EventFamily, familyOf } from '../src/projection/eventFamilies.ts';
+import { feesHandedBack, methodKindOf, paymentSchema } from '../src/projection/paymentSnapshot.ts';
+import { unknownValuesOf } from '../src/projection/unknownValues.ts';
+import { ACH_RETURN_CODES, achReturnFinding, classifyAchFailure } from '../src/reconciliation/achReturns.ts';
 
 // The pure rules behind DESIGN.md's "What the provider actually sends", as tables.
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, inject, it } from 'vitest';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 

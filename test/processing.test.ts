@@ -175,7 +175,7 @@ describe('a batch of deliveries', () => {
       const ids = (await idle.pool.query('select id from events order by id')).rows.map(
         (row) => row.id as number,
       );
-      const { processStoredEvents } = await import('../src/projections/processStoredEvent.ts');
+      const { processStoredEvents } = await import('../src/projection/processStoredEvent.ts');
       const failures = await processStoredEvents(idle, ids);
       expect([...failures.keys()]).toEqual([ids[1]]);
       const projected = await idle.pool.query('select id, amount from payments order by id');

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { FindingDraft } from '../src/domain/findings.ts';
+import type { FindingDraft } from '../src/findings/findings.ts';
 import {
   type FeeCheckCounts,
   type FeeConfiguration,
   type FeeToReconcile,
   type PaymentToReconcile,
   reconcileFees,
-} from '../src/domain/reconcileFees.ts';
+} from '../src/reconciliation/reconcileFees.ts';
 import {
   type RefundToReconcile,
   type ReturnedFeeToReconcile,
   reconcileRefunds,
-} from '../src/domain/reconcileRefunds.ts';
+} from '../src/reconciliation/reconcileRefunds.ts';
 
 const t = (iso: string) => new Date(iso);
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { SECRETS, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned, unixSeconds } from './helpers/deliveries.ts';
 import { drain } from './helpers/fixtures.ts';

@@ -3,10 +3,10 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listEventsForExport } from '../db/listEventsForExport.ts';
-import type { RecordedDelivery } from '../webhooks/recorded.ts';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../webhooks/signature.ts';
+import type { RecordedDelivery } from '../ingest/recorded.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../ingest/signature.ts';
 import { resolveDatabaseUrl } from './database.ts';
+import { listEventsForExport } from './queries.ts';
 
 export const usage = 'tally export [--out FILE] [--since ISO] [--until ISO]';
 

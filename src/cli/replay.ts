@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { type RecordedDelivery, recordedDeliverySchema } from '../webhooks/recorded.ts';
-import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../webhooks/signature.ts';
+import { type RecordedDelivery, recordedDeliverySchema } from '../ingest/recorded.ts';
+import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../ingest/signature.ts';
 import { createProgress } from './progress.ts';
 
 export const usage = 'tally replay FILE... --url URL [--secret SECRET --resign] [--concurrency N]';

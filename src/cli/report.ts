@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { findReport } from '../db/findReport.ts';
 import { createPool } from '../db/pool.ts';
 import { createLogger } from '../logger.ts';
 import { buildDailyReport } from '../reports/buildDailyReport.ts';
 import { buildFeeConfigurationReport } from '../reports/buildFeeConfigurationReport.ts';
+import { findReport } from '../reports/queries.ts';
 import { renderCsv } from '../reports/renderCsv.ts';
 import { renderHtml } from '../reports/renderHtml.ts';
 import { reportId, saveReport } from '../reports/saveReport.ts';

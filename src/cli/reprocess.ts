@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
-import { countEventsWithStatus } from '../db/countEventsWithStatus.ts';
-import { listEventIdsToProcess } from '../db/listEventIdsToProcess.ts';
 import { createPool, withTransaction } from '../db/pool.ts';
-import { resetProjections } from '../db/resetProjections.ts';
 import { createLogger } from '../logger.ts';
-import { processStoredEvent } from '../projections/processStoredEvent.ts';
+import { resetProjections } from '../projection/eventQueries.ts';
+import { processStoredEvent } from '../projection/processStoredEvent.ts';
 import { createBoss } from '../queue/boss.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
+import { countEventsWithStatus, listEventIdsToProcess } from './queries.ts';
 
 export const usage = 'tally reprocess --all | --failed';
 

@@ -1,20 +1,23 @@
-import { insertFeeConfigurations } from '../db/insertFeeConfigurations.ts';
-import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
-import { listPaymentIdsOfAccount } from '../db/listPaymentIdsOfAccount.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
-import { updateFeeConfigurationsSeen } from '../db/updateFeeConfigurationsSeen.ts';
-import { upsertFeeSync } from '../db/upsertFeeSync.ts';
-import { checkFeeChain } from '../domain/checkFeeChain.ts';
-import { type ConfigurationVersion, compareFeeHistory } from '../domain/compareFeeHistory.ts';
 import { FEE_TYPES } from '../domain/feeTypes.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
-import { RECONCILE_PAYMENT_QUEUE } from '../projections/processStoredEvent.ts';
+import { RECONCILE_PAYMENT_QUEUE } from '../projection/processStoredEvent.ts';
 import { type ProviderClient, ProviderError } from '../provider/client.ts';
 import {
   type ProviderFeeConfiguration,
   providerFeeConfigurationSchema,
 } from '../provider/feeConfigurationSchema.ts';
 import type { Boss } from '../queue/boss.ts';
+import { checkFeeChain } from './checkFeeChain.ts';
+import { type ConfigurationVersion, compareFeeHistory } from './compareFeeHistory.ts';
+import {
+  type FeeConfigurationRow,
+  insertFeeConfigurations,
+  listFeeConfigurations,
+  listPaymentIdsOfAccount,
+  updateFeeConfigurationsSeen,
+  upsertFeeSync,
+} from './queries.ts';
 
 export type SyncContext = { pool: Pool; boss: Boss; client: ProviderClient; now: Date };
 

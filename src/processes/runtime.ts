@@ -2,7 +2,8 @@ import { jobs } from '../../jobs/index.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { createLogger, type Logger } from '../logger.ts';
-import { type Boss, createBoss, createQueues } from '../queue/boss.ts';
+import { type Boss, createBoss } from '../queue/boss.ts';
+import { createQueues } from '../queue/job.ts';
 
 export type Runtime = { config: Config; log: Logger; pool: Pool; boss: Boss; close: () => Promise<void> };
 

@@ -1,7 +1,7 @@
 import { jobs } from '../../jobs/index.ts';
-import { createApp } from '../http/app.ts';
-import { createMetrics } from '../http/metrics.ts';
-import { closeServer, serve } from '../http/serve.ts';
+import { createApp } from '../api/app.ts';
+import { createMetrics } from '../api/metrics.ts';
+import { closeServer, serve } from '../api/serve.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 /** The web role: POST /webhooks, health, metrics and the read API. Returns its shutdown step. */

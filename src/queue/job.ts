@@ -31,3 +31,19 @@ export type JobDefinition<Payload = unknown> = {
 export function defineJob<Payload>(job: JobDefinition<Payload>): JobDefinition<Payload> {
   return job;
 }
+
+/**
+ * Creates every queue Tally uses, or brings an existing one's retry and expiry options up to date (its
+ * policy and maximum retry delay are fixed at creation); safe to repeat, so each process does it at start.
+ */
+export async function createQueues(boss: Boss, jobs: readonly JobDefinition[]): Promise<void> {
+  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  for (const job of jobs) {
+    if (!existing.has(job.name)) {
+      await boss.createQueue(job.name, job.queue);
+    } else if (job.queue) {
+      const { policy: _policy, retryDelayMax: _max, ...options } = job.queue;
+      await boss.updateQueue(job.name, options);
+    }
+  }
+}

@@ -1,9 +1,12 @@
-import { listFeeConfigurationAccounts } from '../db/listFeeConfigurationAccounts.ts';
-import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
-import { listOpenFindingSubjects } from '../db/listOpenFindingSubjects.ts';
 import type { Queryable } from '../db/pool.ts';
-import { sumRepricing } from '../db/sumRepricing.ts';
 import { isEffectiveAt } from '../domain/feeSelection.ts';
+import {
+  type FeeConfigurationRow,
+  listFeeConfigurationAccounts,
+  listFeeConfigurations,
+} from '../feeConfigurations/queries.ts';
+import { listOpenFindingSubjects } from '../findings/queries.ts';
+import { sumRepricing } from './queries.ts';
 
 const IMPACT_WINDOW_MS = 30 * 24 * 3600 * 1000;
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Express } from 'express';
 import { expect } from 'vitest';
-import { recordedDeliverySchema } from '../../src/webhooks/recorded.ts';
+import { recordedDeliverySchema } from '../../src/ingest/recorded.ts';
 import type { TestApp } from './app.ts';
 import { postSigned } from './deliveries.ts';
 

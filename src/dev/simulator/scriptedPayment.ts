@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { expectedProcessingType, isEffectiveAt } from '../../domain/feeSelection.ts';
-import { sign } from '../../webhooks/signature.ts';
+import { sign } from '../../ingest/signature.ts';
 import {
   type FeeConfigurationStore,
   type SimulatedConfiguration,
