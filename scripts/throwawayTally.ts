@@ -41,7 +41,7 @@ export async function startOwnTally(): Promise<{ target: Target; stop: () => Pro
     await release(database.connectionString, log);
     const runtime = await openRuntime(config, log, database.connectionString);
     const now = () => new Date();
-    const app = createApp({ ...runtime, metrics: createMetrics(runtime.pool), jobs, now });
+    const app = createApp({ ...runtime, metrics: createMetrics(runtime.pool, runtime.boss), jobs, now });
     await startWorkers({ ...runtime, now }, jobs);
     const server = await serve(app, 0);
     const address = server.address();

@@ -1,12 +1,13 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool } from '../db/pool.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
+import type { Boss } from '../queue/boss.ts';
 import { countEventsByStatus, countQueuedJobs, countUnknownValuesByField } from './queries.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /** One registry per app, so several apps in one process (tests) never share counters. */
-export function createMetrics(pool: Pool) {
+export function createMetrics(pool: Pool, boss: Boss) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -68,7 +69,7 @@ export function createMetrics(pool: Pool) {
       registers: [registry],
       async collect() {
         // With the database down the scrape still answers; the gauge just goes empty.
-        const queued = await countQueuedJobs(pool).catch(() => new Map<string, number>());
+        const queued = await countQueuedJobs(boss).catch(() => new Map<string, number>());
         this.reset();
         for (const [queue, count] of queued) this.set({ queue }, count);
       },

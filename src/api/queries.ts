@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Page } from '../findings/queries.ts';
+import type { Boss } from '../queue/boss.ts';
+import { queueNames } from '../queue/queues.ts';
 
 export type StoredEvent = {
   id: number;
@@ -107,12 +109,13 @@ export async function countEventsByStatus(db: Queryable): Promise<EventCounts> {
   return rows[0] ?? { received: 0, failed: 0, quarantined: 0, conflicts: 0 };
 }
 
-/** Jobs waiting (created or retrying) per queue, counted exactly from pg-boss's job table. */
-export async function countQueuedJobs(db: Queryable): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ name: string; queued: number }>(
-    `select name, count(*)::int as queued from pgboss.job where state in ('created', 'retry') group by name`,
-  );
-  return new Map(rows.map((row) => [row.name, row.queued]));
+/**
+ * Jobs waiting (created or retrying) per queue, as pg-boss last counted them: its monitor recounts on
+ * each supervise pass (src/queue/boss.ts), and a queue never counted yet is counted on the spot.
+ */
+export async function countQueuedJobs(boss: Boss): Promise<Map<string, number>> {
+  const stats = await Promise.all(queueNames.map((name) => boss.getQueueStats(name)));
+  return new Map(queueNames.map((name, index) => [name, stats[index]?.[0]?.queuedCount ?? 0]));
 }
 
 export type FeeCheckSummary = {

@@ -1,39 +1,27 @@
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import { isEffectiveAt } from '../domain/feeSelection.ts';
 import { BASE_FEE_TYPES, isBaseFeeType } from '../domain/feeTypes.ts';
 import type { FindingDraft } from '../findings/findings.ts';
-import type { ConfigurationVersion } from './compareFeeHistory.ts';
-
-const window = (version: ConfigurationVersion) => ({
-  feeType: version.feeType,
-  effectiveStart: new Date(version.effectiveStart),
-  effectiveEnd: version.effectiveEnd === null ? null : new Date(version.effectiveEnd),
-});
 
 /**
  * The seed's chaining rules over one sub account's history: consecutive versions of a type meet with no
  * overlap (and, for the base processing types, no gap: they always have an active configuration and the
  * last one has no end). Optional types may have gaps: retiring one is allowed.
  */
-export function checkFeeChain(
-  accountId: string,
-  versions: ConfigurationVersion[],
-  now: Date,
-): FindingDraft[] {
+export function checkFeeChain(accountId: string, versions: FeeConfiguration[], now: Date): FindingDraft[] {
   const findings: FindingDraft[] = [];
   const types = new Set([...BASE_FEE_TYPES, ...versions.map((version) => version.feeType)]);
   for (const feeType of types) {
     const chain = versions
       .filter((version) => version.feeType === feeType)
-      .sort(
-        (a, b) => Date.parse(a.effectiveStart) - Date.parse(b.effectiveStart) || a.id.localeCompare(b.id),
-      );
+      .sort((a, b) => a.effectiveStart.getTime() - b.effectiveStart.getTime() || a.id.localeCompare(b.id));
     const subject = { subjectType: 'fee_configuration_chain', subjectId: `${accountId}:${feeType}` };
     const breaks: Record<string, unknown>[] = [];
     chain.forEach((version, index) => {
       const next = chain[index + 1];
       if (!next) return;
-      const end = version.effectiveEnd === null ? Number.POSITIVE_INFINITY : Date.parse(version.effectiveEnd);
-      const nextStart = Date.parse(next.effectiveStart);
+      const end = version.effectiveEnd === null ? Number.POSITIVE_INFINITY : version.effectiveEnd.getTime();
+      const nextStart = next.effectiveStart.getTime();
       if (end > nextStart)
         breaks.push({
           kind: 'overlap',
@@ -62,7 +50,7 @@ export function checkFeeChain(
       });
     }
     if (isBaseFeeType(feeType)) {
-      const active = chain.find((version) => isEffectiveAt(window(version), now));
+      const active = chain.find((version) => isEffectiveAt(version, now));
       const last = chain.at(-1);
       if (!active || (last && last.effectiveEnd !== null)) {
         findings.push({
@@ -70,7 +58,7 @@ export function checkFeeChain(
           severity: 'error',
           ...subject,
           expected: 'an active configuration with no end',
-          actual: active ? `ends at ${last?.effectiveEnd}` : null,
+          actual: active ? `ends at ${last?.effectiveEnd?.toISOString()}` : null,
           details: {
             account_id: accountId,
             fee_type: feeType,

@@ -1,25 +1,13 @@
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import { parseRate } from '../domain/feeFormula.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 
-/** A configuration version, as stored or as the provider returns it now, in comparable form. */
-export type ConfigurationVersion = {
-  id: string;
-  accountId: string;
-  feeType: string;
-  variableRate: string;
-  transactionFeeCents: number;
-  transactionFeeCurrency: string | null;
-  feeCapCents: number | null;
-  effectiveStart: string;
-  effectiveEnd: string | null;
-};
-
 export type HistoryComparison = {
-  added: ConfigurationVersion[];
+  added: FeeConfiguration[];
   /** Stored versions whose `effective_end` the provider set (the one change allowed). */
-  ended: { id: string; effectiveEnd: string }[];
+  ended: { id: string; effectiveEnd: Date }[];
   /** Stored versions the provider now shows differently (values as it shows them). */
-  rewritten: { id: string; providerValues: ConfigurationVersion }[];
+  rewritten: { id: string; providerValues: FeeConfiguration }[];
   vanished: string[];
   findings: FindingDraft[];
 };
@@ -30,16 +18,16 @@ function sameRate(a: string, b: string): boolean {
   return x.numerator * y.scale === y.numerator * x.scale;
 }
 
-const time = (value: string | null) => (value === null ? null : new Date(value).getTime());
+const time = (value: Date | null) => (value === null ? null : value.getTime());
 
 /** Fields that differ, `effective_end` going from none to a value excepted. */
-function changedFields(stored: ConfigurationVersion, current: ConfigurationVersion): string[] {
+function changedFields(stored: FeeConfiguration, current: FeeConfiguration): string[] {
   const changed: string[] = [];
   if (stored.accountId !== current.accountId) changed.push('account_id');
   if (stored.feeType !== current.feeType) changed.push('fee_type');
   if (!sameRate(stored.variableRate, current.variableRate)) changed.push('variable_rate');
   if (stored.transactionFeeCents !== current.transactionFeeCents) changed.push('transaction_fee_cents');
-  if ((stored.transactionFeeCurrency ?? null) !== (current.transactionFeeCurrency ?? null))
+  if (stored.transactionFeeCurrency !== current.transactionFeeCurrency)
     changed.push('transaction_fee_currency');
   if (stored.feeCapCents !== current.feeCapCents) changed.push('fee_cap_cents');
   if (time(stored.effectiveStart) !== time(current.effectiveStart)) changed.push('effective_start');
@@ -54,8 +42,8 @@ function changedFields(stored: ConfigurationVersion, current: ConfigurationVersi
  * changed field, a version gone) is reported as `fee_configuration_history_rewritten` for as long as it lasts.
  */
 export function compareFeeHistory(
-  stored: ConfigurationVersion[],
-  current: ConfigurationVersion[],
+  stored: FeeConfiguration[],
+  current: FeeConfiguration[],
 ): HistoryComparison {
   const result: HistoryComparison = { added: [], ended: [], rewritten: [], vanished: [], findings: [] };
   const currentById = new Map(current.map((version) => [version.id, version]));

@@ -1,10 +1,10 @@
 import type { Queryable } from '../db/pool.ts';
-import type { ConfigurationVersion } from './compareFeeHistory.ts';
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 
 /** Stores newly seen configuration versions as first seen; a version already stored is left alone. */
 export async function insertFeeConfigurations(
   db: Queryable,
-  versions: (ConfigurationVersion & { platformAccountId: string | null })[],
+  versions: FeeConfiguration[],
   now: Date,
 ): Promise<void> {
   if (versions.length === 0) return;
@@ -14,10 +14,10 @@ export async function insertFeeConfigurations(
                                      effective_start, effective_end, first_seen_at, last_seen_at)
      select v.id, v."accountId", v."platformAccountId", v."feeType", v."variableRate"::numeric,
             v."transactionFeeCents", v."transactionFeeCurrency", v."feeCapCents",
-            v."effectiveStart"::timestamptz, v."effectiveEnd"::timestamptz, $2::timestamptz, $2::timestamptz
+            v."effectiveStart", v."effectiveEnd", $2::timestamptz, $2::timestamptz
        from jsonb_to_recordset($1::jsonb) as v(id text, "accountId" text, "platformAccountId" text, "feeType" text,
             "variableRate" text, "transactionFeeCents" bigint, "transactionFeeCurrency" text, "feeCapCents" bigint,
-            "effectiveStart" text, "effectiveEnd" text)
+            "effectiveStart" timestamptz, "effectiveEnd" timestamptz)
      on conflict (id) do nothing`,
     [JSON.stringify(versions), now],
   );
@@ -32,7 +32,7 @@ export async function updateFeeConfigurationsSeen(
   db: Queryable,
   accountId: string,
   seen: {
-    ended: { id: string; effectiveEnd: string }[];
+    ended: { id: string; effectiveEnd: Date }[];
     rewritten: { id: string; providerValues: unknown }[];
     vanished: string[];
   },
@@ -68,30 +68,37 @@ export async function findFeeSync(db: Queryable, accountId: string): Promise<Dat
   return rows[0]?.synced_at ?? null;
 }
 
-export type FeeConfigurationRow = {
-  id: string;
-  account_id: string;
-  platform_account_id: string | null;
-  fee_type: string;
-  variable_rate: string;
-  transaction_fee_cents: number;
-  transaction_fee_currency: string | null;
-  fee_cap_cents: number | null;
-  effective_start: Date;
-  effective_end: Date | null;
-  provider_values: Record<string, unknown> | null;
-  vanished_at: Date | null;
-};
+// The `FeeConfiguration` columns, aliased to its keys; `variable_rate` as text keeps the decimal exact.
+const CONFIGURATION_COLUMNS = `id, account_id as "accountId", platform_account_id as "platformAccountId",
+  fee_type as "feeType", variable_rate::text as "variableRate", transaction_fee_cents as "transactionFeeCents",
+  transaction_fee_currency as "transactionFeeCurrency", fee_cap_cents as "feeCapCents",
+  effective_start as "effectiveStart", effective_end as "effectiveEnd"`;
 
 /** Every stored fee configuration version of a sub account, vanished ones included, oldest first. */
-export async function listFeeConfigurations(
+export async function listFeeConfigurations(db: Queryable, accountId: string): Promise<FeeConfiguration[]> {
+  const { rows } = await db.query<FeeConfiguration>(
+    `select ${CONFIGURATION_COLUMNS}
+       from fee_configurations where account_id = $1::text
+      order by fee_type, effective_start, id`,
+    [accountId],
+  );
+  return rows;
+}
+
+/** A stored version with what later syncs saw of it. */
+export type StoredFeeConfiguration = FeeConfiguration & {
+  /** What the provider returned last time, when it differs from the stored version. */
+  providerValues: Record<string, unknown> | null;
+  vanishedAt: Date | null;
+};
+
+/** Like `listFeeConfigurations`, with what later syncs saw: rewritten values, and when a version vanished. */
+export async function listFeeConfigurationHistory(
   db: Queryable,
   accountId: string,
-): Promise<FeeConfigurationRow[]> {
-  const { rows } = await db.query<FeeConfigurationRow>(
-    `select id, account_id, platform_account_id, fee_type, variable_rate::text as variable_rate,
-            transaction_fee_cents, transaction_fee_currency, fee_cap_cents, effective_start, effective_end,
-            provider_values, vanished_at
+): Promise<StoredFeeConfiguration[]> {
+  const { rows } = await db.query<StoredFeeConfiguration>(
+    `select ${CONFIGURATION_COLUMNS}, provider_values as "providerValues", vanished_at as "vanishedAt"
        from fee_configurations where account_id = $1::text
       order by fee_type, effective_start, id`,
     [accountId],

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import type { FindingDraft } from './findings.ts';
+import type { FindingCode, FindingDraft } from './findings.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
 
@@ -112,7 +112,7 @@ export async function listAchReturns(db: Queryable, filter: AchReturnFilter, pag
 }
 
 /** Subjects of the open findings of one code, e.g. the broken `account:fee_type` chains. */
-export async function listOpenFindingSubjects(db: Queryable, code: string): Promise<Set<string>> {
+export async function listOpenFindingSubjects(db: Queryable, code: FindingCode): Promise<Set<string>> {
   const { rows } = await db.query<{ subject_id: string }>(
     `select subject_id from findings where code = $1::text and status = 'open'`,
     [code],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from '../issues.ts';
 
 /** The delivery envelope; unknown extra fields are kept. `data` is checked per event family later. */
 export const envelopeSchema = z.looseObject({
@@ -33,11 +34,7 @@ export function parseEnvelope(body: unknown, rawText: string): ParsedEnvelope {
   }
   const result = envelopeSchema.safeParse(body);
   if (result.success) return { ok: true, envelope: result.data };
-  const reason = result.error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
-    .join('; ');
-  return { ok: false, reason, id };
+  return { ok: false, reason: describeIssues(result.error, 'body'), id };
 }
 
 function candidateId(body: unknown): string | null {

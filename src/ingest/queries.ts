@@ -79,6 +79,9 @@ export async function insertEventConflicts(db: Queryable, events: NewEvent[]): P
   );
 }
 
+// Times in finding details read like JSON.stringify's: UTC, always three decimals (jsonb would trim zeros).
+const ISO = (column: string) => `to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * Opens (or refreshes) `event_id_conflict` for events whose id arrived again with a different body: the
  * stored body's hash and arrival time, and every conflicting one's. Run in the transaction that stored the
@@ -89,7 +92,7 @@ export async function openEventConflictFindings(db: Queryable, eventIds: string[
   await db.query(
     `with conflicting as (
        select e.event_id, e.account_id, e.body_sha256, e.received_at,
-              jsonb_agg(jsonb_build_object('body_sha256', encode(c.body_sha256, 'hex'), 'received_at', c.received_at)
+              jsonb_agg(jsonb_build_object('body_sha256', encode(c.body_sha256, 'hex'), 'received_at', ${ISO('c.received_at')})
                         order by c.id) as bodies,
               max(c.received_at) as last_received_at
          from events e
@@ -103,7 +106,7 @@ export async function openEventConflictFindings(db: Queryable, eventIds: string[
      select 'event_id_conflict', 'warning', 'event', event_id, account_id,
             to_jsonb(encode(body_sha256, 'hex')), bodies -> -1 -> 'body_sha256',
             jsonb_build_object('stored', jsonb_build_object('body_sha256', encode(body_sha256, 'hex'),
-                                                            'received_at', received_at),
+                                                            'received_at', ${ISO('received_at')}),
                                'conflicting', bodies),
             'ingest:' || event_id, last_received_at, last_received_at
        from conflicting
@@ -124,7 +127,7 @@ export async function openQuarantineFindings(db: Queryable, deliveryIds: number[
                            first_seen_at, last_seen_at)
      select 'event_quarantined', 'error', 'event', e.id::text, null, to_jsonb(e.quarantine_reason),
             jsonb_build_object('delivery_id', e.id, 'reason', e.quarantine_reason,
-                               'body_sha256', encode(e.body_sha256, 'hex'), 'received_at', e.received_at),
+                               'body_sha256', encode(e.body_sha256, 'hex'), 'received_at', ${ISO('e.received_at')}),
             'ingest:' || e.id, e.received_at, e.received_at
        from events e
       where e.id = any($1::bigint[]) and e.status = 'quarantined'

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
-import express, { type Request, type Router } from 'express';
-import type { AppDeps } from '../api/deps.ts';
-import { HttpError } from '../api/errors.ts';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Counter, Histogram } from 'prom-client';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { Boss } from '../queue/boss.ts';
 import { parseEnvelope } from './envelope.ts';
 import { createDeliveryWriter } from './groupCommit.ts';
 import type { NewEvent } from './queries.ts';
@@ -12,11 +15,25 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const KEPT_HEADERS = [TIMESTAMP_HEADER, SIGNATURE_HEADER, 'content-type', 'user-agent'];
 
+/** What the webhook route needs; the app passes its own deps, which have these and more. */
+export type WebhookDeps = {
+  config: Pick<Config, 'WEBHOOK_SECRETS' | 'WEBHOOK_TOLERANCE_SECONDS'>;
+  pool: Pool;
+  boss: Boss;
+  log: Logger;
+  metrics: { deliveries: Counter<'outcome'>; ackSeconds: Histogram<'status'> };
+  now: () => Date;
+};
+
+// The app's error body, written here so ingest depends on nothing of the API it is mounted in.
+const refuse = (res: Response, status: number, code: string, message: string) =>
+  res.status(status).json({ error: { code, message } });
+
 /**
  * Verify on the raw body, parse the envelope, store and enqueue in one transaction (shared with concurrent
  * deliveries: group commit), answer. Nothing else.
  */
-export function webhookRoutes(deps: AppDeps): Router {
+export function webhookRoutes(deps: WebhookDeps): Router {
   const router = express.Router();
   const writer = createDeliveryWriter(deps.pool, deps.boss);
   router.post('/webhooks', express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }), async (req, res) => {
@@ -38,21 +55,27 @@ export function webhookRoutes(deps: AppDeps): Router {
     });
     if (!check.ok) {
       deps.metrics.deliveries.inc({ outcome: 'unauthorized' });
-      throw new HttpError(401, 'signature_invalid', check.reason);
+      refuse(res, 401, 'signature_invalid', check.reason);
+      return;
     }
 
     const body = parseJson(rawBody);
     if (body === undefined) {
       deps.metrics.deliveries.inc({ outcome: 'invalid_json' });
-      throw new HttpError(400, 'invalid_json', 'body is not valid UTF-8 JSON');
+      refuse(res, 400, 'invalid_json', 'body is not valid UTF-8 JSON');
+      return;
     }
 
     const event = toNewEvent(req, rawBody, body, receivedAt);
     const outcome = await writer.write(event).catch((err: unknown) => {
-      deps.metrics.deliveries.inc({ outcome: 'unavailable' });
-      throw new HttpError(503, 'storage_unavailable', 'delivery not stored; retry later', { cause: err });
+      deps.log.error(err, 'POST /webhooks failed: delivery not stored; retry later');
+      return 'unavailable' as const;
     });
     deps.metrics.deliveries.inc({ outcome });
+    if (outcome === 'unavailable') {
+      refuse(res, 503, 'storage_unavailable', 'delivery not stored; retry later');
+      return;
+    }
     if (outcome === 'quarantined')
       deps.log.warn({ eventId: event.eventId, reason: event.quarantineReason }, 'delivery quarantined');
     if (outcome === 'conflict')

@@ -1,5 +1,6 @@
 import type { PoolClient } from '../db/pool.ts';
-import { type Boss, inTransaction } from '../queue/boss.ts';
+import type { Boss } from '../queue/boss.ts';
+import { enqueue } from '../queue/queues.ts';
 import {
   findStoredBodyHashes,
   insertEventConflicts,
@@ -10,8 +11,6 @@ import {
 } from './queries.ts';
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'quarantined';
-
-export const PROCESS_EVENT_QUEUE = 'process-event';
 
 const key = (eventId: string | null, hash: Buffer) => `${eventId ?? ''}\u0000${hash.toString('hex')}`;
 
@@ -67,12 +66,10 @@ export async function storeDeliveries(
     inserted.filter((row) => row.event_id === null).map((row) => row.id),
   );
   const accepted = inserted.filter((row) => row.event_id !== null);
-  if (accepted.length > 0) {
-    await boss.insert(
-      PROCESS_EVENT_QUEUE,
-      accepted.map((row) => ({ data: { id: row.id } })),
-      { db: inTransaction(client) },
-    );
-  }
+  await enqueue(
+    { boss, client },
+    'process-event',
+    accepted.map((row) => ({ id: row.id })),
+  );
   return outcomes as StoreOutcome[];
 }

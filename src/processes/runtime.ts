@@ -18,6 +18,16 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
   }
 }
 
+/**
+ * Logs why the process cannot go on and exits 1. The reason is also written to stderr as one plain line:
+ * a failed release step or start is read by a person in a deploy log, not by the log pipeline.
+ */
+export function exitWithError(log: Logger, err: unknown, what: string): never {
+  log.fatal(err, what);
+  process.stderr.write(`${what}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+
 /** Opens the pool and pg-boss against a migrated database and makes sure every queue exists. */
 export async function openRuntime(config: Config, log: Logger, connectionString: string): Promise<Runtime> {
   const pool = createPool(connectionString, log);
@@ -74,7 +84,6 @@ export async function runRole(
     const stop = await start(runtime);
     onShutdown(log, [...(stop ? [stop] : []), runtime.close]);
   } catch (err) {
-    log.fatal(err, `${role} failed to start`);
-    process.exit(1);
+    exitWithError(log, err, `${role} failed to start`);
   }
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { FindingDraft } from '../findings/findings.ts';
 import { cents, timestamp } from './fields.ts';
 
 /** A dispute (`dp_`), the `data` of `payment.dispute.*`. It needs its id and the payment it disputes. */
@@ -39,9 +38,6 @@ const RANK = new Map([
   ['forfeited', 2],
 ]);
 
-const OPEN = new Set(['needs_response', 'under_review']);
-const LOST = new Set(['lost', 'forfeited']);
-
 /** The dispute's status (verbatim, or implied by the event name) and its rank: a closed dispute never reopens. */
 export function disputeStatus(eventName: string, stated: string | null | undefined) {
   // A forfeit is a loss the merchant chose; the name says so even when `status` reads `lost`.
@@ -50,39 +46,4 @@ export function disputeStatus(eventName: string, stated: string | null | undefin
       ? 'forfeited'
       : (stated ?? STATUS_BY_EVENT.get(eventName) ?? null);
   return { status, rank: status === null ? -1 : (RANK.get(status) ?? 0) };
-}
-
-export type DisputeToReconcile = {
-  id: string;
-  paymentId: string;
-  accountId: string;
-  amount: number | null;
-  currency: string | null;
-  reason: string | null;
-  dueDate: string | null;
-  status: string | null;
-};
-
-/** `dispute_open` while the merchant must act or the network decides; `dispute_lost` once the money is gone. */
-export function disputeFindings(dispute: DisputeToReconcile): FindingDraft[] {
-  const base = {
-    subjectType: 'dispute',
-    subjectId: dispute.id,
-    accountId: dispute.accountId,
-    ...(dispute.currency ? { currency: dispute.currency } : {}),
-    expected: null,
-    actual: dispute.amount,
-  };
-  const details = {
-    payment_id: dispute.paymentId,
-    amount: dispute.amount,
-    reason: dispute.reason,
-    due_date: dispute.dueDate,
-    status: dispute.status,
-  };
-  if (dispute.status !== null && OPEN.has(dispute.status))
-    return [{ code: 'dispute_open', severity: 'warning', ...base, details }];
-  if (dispute.status !== null && LOST.has(dispute.status))
-    return [{ code: 'dispute_lost', severity: 'error', ...base, details }];
-  return [];
 }

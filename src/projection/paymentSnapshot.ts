@@ -126,19 +126,3 @@ export function paymentFacts(payment: Payment, eventName: string, at: Date): Pay
     canceledAt: when(payment.status === 'canceled' || eventName === 'payment.canceled'),
   };
 }
-
-/**
- * Whether the payment handed its fees back without a refund object: it says so (`returned`), it was
- * voided (`canceled`), or it is an ACH payment that failed (a return, or a failure before settlement).
- */
-export function feesHandedBack(payment: {
-  returned: boolean;
-  status: string | null;
-  methodKind: string | null;
-}): boolean {
-  return (
-    payment.returned ||
-    payment.status === 'canceled' ||
-    (payment.methodKind === 'ach' && payment.status === 'failed')
-  );
-}

@@ -1,7 +1,9 @@
 import { ZodError } from 'zod';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
-import { type Boss, inTransaction } from '../queue/boss.ts';
+import { describeIssues } from '../issues.ts';
+import type { Boss } from '../queue/boss.ts';
+import { enqueue } from '../queue/queues.ts';
 import { familyOf } from './eventFamilies.ts';
 import {
   countUnknownValues,
@@ -16,17 +18,13 @@ import { unknownValuesOf } from './unknownValues.ts';
 
 export type ProcessingContext = { pool: Pool; boss: Boss };
 
-export const RECONCILE_PAYMENT_QUEUE = 'reconcile-payment';
-
 // Reconciliation follows every projection change, enqueued in the same transaction so none is lost.
 // The queue is stately, keyed by payment: a payment already waiting is not queued twice.
 async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
-  const unique = [...new Set(paymentIds)];
-  if (unique.length === 0) return;
-  await boss.insert(
-    RECONCILE_PAYMENT_QUEUE,
-    unique.map((paymentId) => ({ data: { payment_id: paymentId }, singletonKey: paymentId })),
-    { db: inTransaction(client) },
+  await enqueue(
+    { boss, client },
+    'reconcile-payment',
+    [...new Set(paymentIds)].map((paymentId) => ({ payment_id: paymentId })),
   );
 }
 
@@ -112,14 +110,7 @@ function subjectOf(event: EventToProcess): string {
 // Schema problems name the field, never its value; anything else is passed through the card redactor.
 function describe(err: unknown): string {
   if (err instanceof ZodError) {
-    return `invalid data: ${err.issues
-      .slice(0, 5)
-      .map((issue) => {
-        const field = issue.path.join('.') || 'data';
-        const missing = issue.code === 'invalid_type' && issue.message.endsWith('received undefined');
-        return missing ? `missing field ${field}` : `${field}: ${issue.message}`;
-      })
-      .join('; ')}`;
+    return `invalid data: ${describeIssues(err, 'data')}`;
   }
   return redactCardNumbersInText(err instanceof Error ? err.message : String(err));
 }

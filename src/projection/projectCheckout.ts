@@ -1,13 +1,18 @@
 import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import {
+  type CheckoutCompletionRow,
+  type CheckoutRow,
+  listPaymentsOfCheckout,
+  upsertCheckout,
+} from './checkoutQueries.ts';
+import {
   checkoutCompletionSchema,
   checkoutFeesOf,
   checkoutSchema,
   checkoutStatus,
 } from './checkoutSnapshot.ts';
 import type { EventToProject } from './event.ts';
-import { listPaymentsOfCheckout, upsertCheckout } from './queries.ts';
 
 /**
  * Projects a completion object (`chc_`): it links its checkout and the payment it made.
@@ -34,7 +39,7 @@ export async function projectCheckoutCompletion(
     updated_at: '-infinity',
     event_row_id: event.rowId,
     snapshot: {},
-  });
+  } satisfies CheckoutCompletionRow);
   return listPaymentsOfCheckout(db, completion.checkout_id);
 }
 
@@ -67,6 +72,6 @@ export async function projectCheckout(
     updated_at: updatedAt,
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
-  });
+  } satisfies CheckoutRow);
   return listPaymentsOfCheckout(db, checkout.id);
 }

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import { type DisputeRow, upsertDispute } from './disputeQueries.ts';
 import { disputeSchema, disputeStatus } from './disputeSnapshot.ts';
 import type { EventToProject } from './event.ts';
-import { upsertDispute } from './queries.ts';
 
 /** Projects a dispute snapshot (`dp_`). Returns the disputed payment, whose reconciliation reports it. */
 export async function projectDispute(db: Queryable, event: EventToProject, data: unknown): Promise<string> {
@@ -27,6 +27,6 @@ export async function projectDispute(db: Queryable, event: EventToProject, data:
     updated_at: updatedAt,
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
-  });
+  } satisfies DisputeRow);
   return dispute.payment_id;
 }

@@ -3,8 +3,14 @@ import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import type { EventToProject } from './event.ts';
 import { forwardingConflict } from './forwardingConflict.ts';
+import {
+  type ForwardingOutcomeRow,
+  type ForwardingRequestRow,
+  insertForwardingOutcome,
+  listForwardingOutcomes,
+  upsertForwardingRequest,
+} from './forwardingQueries.ts';
 import { forwardingOutcomeOf, forwardingRequestSchema, forwardingStatusRank } from './forwardingSnapshot.ts';
-import { insertForwardingOutcome, listForwardingOutcomes, upsertForwardingRequest } from './queries.ts';
 
 /**
  * Projects a forwarding request and records each terminal outcome event it receives; a second, different
@@ -33,17 +39,17 @@ export async function projectForwarding(db: Queryable, event: EventToProject, da
     updated_at: updatedAt,
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
-  });
+  } satisfies ForwardingRequestRow);
   const outcome = forwardingOutcomeOf(event.eventName, request);
   if (outcome) {
     await insertForwardingOutcome(db, {
-      eventRowId: event.rowId,
-      forwardingRequestId: request.id,
+      event_row_id: event.rowId,
+      forwarding_request_id: request.id,
       status: outcome,
-      failureReason: outcome === 'failed' ? (request.failure_reason ?? null) : null,
-      responseStatusCode: outcome === 'completed' ? (request.response?.status_code ?? null) : null,
+      failure_reason: outcome === 'failed' ? (request.failure_reason ?? null) : null,
+      response_status_code: outcome === 'completed' ? (request.response?.status_code ?? null) : null,
       url: request.url ?? null,
-    });
+    } satisfies ForwardingOutcomeRow);
     const outcomes = await listForwardingOutcomes(db, request.id);
     const conflict = forwardingConflict(
       request.id,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import type { EventToProject } from './event.ts';
+import { type PaymentFeeRow, type PaymentRow, replacePaymentFees, upsertPayment } from './paymentQueries.ts';
 import {
   isTerminalStatus,
   methodKindOf,
@@ -10,9 +11,6 @@ import {
   paymentSchema,
 } from './paymentSnapshot.ts';
 import { projectRefund } from './projectRefund.ts';
-import { replacePaymentFees, upsertPayment } from './queries.ts';
-
-const NO_FEES = { fees_updated_at: '-infinity', fees_event_row_id: 0 };
 
 /** Projects a payment snapshot: the payment, its fee list and the refunds embedded in it. Returns its id. */
 export async function projectPayment(db: Queryable, event: EventToProject, data: unknown): Promise<string> {
@@ -54,24 +52,29 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
     succeeded_at: facts.succeededAt,
     failed_at: facts.failedAt,
     canceled_at: facts.canceledAt,
-    ...(payment.fees ? { fees_updated_at: updatedAt, fees_event_row_id: event.rowId } : NO_FEES),
+    // A snapshot without a fee list says nothing about the fees: it never wins them.
+    fees_updated_at: payment.fees ? updatedAt : '-infinity',
+    fees_event_row_id: payment.fees ? event.rowId : 0,
     snapshot: redactCardNumbers(data),
-  });
+  } satisfies PaymentRow);
   if (feesCurrent && payment.fees) {
     await replacePaymentFees(
       db,
       payment.id,
-      payment.fees.map((fee) => ({
-        id: fee.id,
-        payment_id: payment.id,
-        type: fee.type,
-        amount: fee.amount,
-        remaining_amount: fee.remaining_amount ?? null,
-        currency: fee.currency ?? payment.currency.toLowerCase(),
-        source_configuration_id: fee.source_configuration_id ?? null,
-        source_fee_type: fee.source_fee_type ?? null,
-        snapshot_updated_at: updatedAt,
-      })),
+      payment.fees.map(
+        (fee) =>
+          ({
+            id: fee.id,
+            payment_id: payment.id,
+            type: fee.type,
+            amount: fee.amount,
+            remaining_amount: fee.remaining_amount ?? null,
+            currency: fee.currency ?? payment.currency.toLowerCase(),
+            source_configuration_id: fee.source_configuration_id ?? null,
+            source_fee_type: fee.source_fee_type ?? null,
+            snapshot_updated_at: updatedAt,
+          }) satisfies PaymentFeeRow,
+      ),
     );
   }
   // The raw objects, not the parsed ones: the refund projection validates and keeps them as received.

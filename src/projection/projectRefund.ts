@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import type { EventToProject } from './event.ts';
-import { replaceReturnedFees, upsertRefund } from './queries.ts';
+import { type RefundRow, type ReturnedFeeRow, replaceReturnedFees, upsertRefund } from './refundQueries.ts';
 import { refundSchema, refundStatusOf } from './refundSnapshot.ts';
 
 /**
@@ -28,21 +28,24 @@ export async function projectRefund(
     returned_fees_updated_at: refund.returned_fees ? updatedAt : '-infinity',
     returned_fees_event_row_id: refund.returned_fees ? event.rowId : 0,
     snapshot: redactCardNumbers(data),
-  });
+  } satisfies RefundRow);
   if (feesCurrent && refund.returned_fees) {
     await replaceReturnedFees(
       db,
       refund.id,
-      refund.returned_fees.map((fee) => ({
-        id: fee.id,
-        refund_id: refund.id,
-        payment_fee_id: fee.payment_fee_id ?? null,
-        type: fee.type ?? null,
-        returned_amount: fee.returned_amount ?? null,
-        original_amount: fee.original_amount ?? null,
-        remaining_amount: fee.remaining_amount ?? null,
-        currency: fee.currency ?? null,
-      })),
+      refund.returned_fees.map(
+        (fee) =>
+          ({
+            id: fee.id,
+            refund_id: refund.id,
+            payment_fee_id: fee.payment_fee_id ?? null,
+            type: fee.type ?? null,
+            returned_amount: fee.returned_amount ?? null,
+            original_amount: fee.original_amount ?? null,
+            remaining_amount: fee.remaining_amount ?? null,
+            currency: fee.currency ?? null,
+          }) satisfies ReturnedFeeRow,
+      ),
     );
   }
   return refund.payment_id;

@@ -12,6 +12,8 @@ export function createBoss(connectionString: string, log: Logger, options: { max
     application_name: 'tally-queue',
     // Jobs of a worker that died mid-run are found (past their expiry) and retried within seconds.
     superviseIntervalSeconds: 10,
+    // Queue depth (GET /api/status, tally_queue_depth) is pg-boss's own count: recount it every pass, not each minute.
+    monitorIntervalSeconds: 10,
   });
   boss.on('error', (err) => log.error(err, 'pg-boss failed'));
   return boss;

@@ -1,4 +1,5 @@
 import type { FindingDraft } from '../findings/findings.ts';
+import type { PaymentFacts } from './queries.ts';
 
 export type AchCategory =
   | 'account_problem'
@@ -143,17 +144,6 @@ export function classifyAchFailure(
     : { code: (sent[0] as string).trim(), known: undefined };
 }
 
-export type AchPayment = {
-  id: string;
-  amount: number;
-  methodKind: string | null;
-  status: string | null;
-  errorCode: string | null;
-  errorDescription: string | null;
-  succeededAt: Date | null;
-  failedAt: Date | null;
-};
-
 /**
  * `ach_return` for an ACH payment that failed with an error: the code, found in `error_code` or
  * `error_description` (the seed puts it in the description, the provider's guide in the code with a
@@ -161,31 +151,33 @@ export type AchPayment = {
  * had already succeeded (a reversal finance must book). A code outside the catalogue is kept verbatim
  * with `known: false`; the provider's sentence is kept as `description`.
  */
-export function achReturnFinding(payment: AchPayment): FindingDraft | null {
-  if (payment.methodKind !== 'ach' || payment.status !== 'failed') return null;
+export function checkAchReturn({ payment }: PaymentFacts): FindingDraft[] {
+  if (payment.methodKind !== 'ach' || payment.status !== 'failed') return [];
   const classified = classifyAchFailure(payment.errorCode, payment.errorDescription);
-  if (!classified) return null;
+  if (!classified) return [];
   const { code, known } = classified;
   const late = payment.succeededAt !== null;
-  return {
-    code: 'ach_return',
-    severity: late ? 'error' : 'warning',
-    subjectType: 'payment',
-    subjectId: payment.id,
-    expected: null,
-    actual: code,
-    details: {
-      code,
-      known: known !== undefined,
-      category: known?.category ?? 'unknown',
-      retryable: known?.retryable ?? false,
-      meaning: known?.meaning ?? 'Not one of the provider’s documented ACH failure codes.',
-      error_code: payment.errorCode,
-      description: payment.errorDescription,
-      late,
-      amount: payment.amount,
-      succeeded_at: payment.succeededAt,
-      failed_at: payment.failedAt,
+  return [
+    {
+      code: 'ach_return',
+      severity: late ? 'error' : 'warning',
+      subjectType: 'payment',
+      subjectId: payment.id,
+      expected: null,
+      actual: code,
+      details: {
+        code,
+        known: known !== undefined,
+        category: known?.category ?? 'unknown',
+        retryable: known?.retryable ?? false,
+        meaning: known?.meaning ?? 'Not one of the provider’s documented ACH failure codes.',
+        error_code: payment.errorCode,
+        description: payment.errorDescription,
+        late,
+        amount: payment.amount,
+        succeeded_at: payment.succeededAt,
+        failed_at: payment.failedAt,
+      },
     },
-  };
+  ];
 }

@@ -1,24 +1,19 @@
 import type { Queryable } from '../db/pool.ts';
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import type { Page } from '../findings/queries.ts';
 
 export type RepricingRow = { currency: string; payments: number; charged: number; repriced: number };
 
 /**
- * The fees a sub account was charged since `since` by configurations of `feeType`, and the same payments
- * re-priced with another configuration, per currency. The seed's formula in exact numeric arithmetic:
- * amount × rate / 100 + flat, capped, rounded half-up.
+ * The fees a sub account was charged since `since` by configurations of the configuration's fee type, and
+ * the same payments re-priced with that configuration, per currency. The seed's formula in exact numeric
+ * arithmetic: amount × rate / 100 + flat, capped, rounded half-up.
  */
 export async function sumRepricing(
   db: Queryable,
-  query: {
-    accountId: string;
-    feeType: string;
-    since: Date;
-    variableRate: string;
-    transactionFeeCents: number;
-    feeCapCents: number | null;
-  },
+  query: { accountId: string; since: Date; configuration: FeeConfiguration },
 ): Promise<RepricingRow[]> {
+  const { configuration } = query;
   const { rows } = await db.query<RepricingRow>(
     `with charged as (
        select p.currency, p.amount, f.amount as fee,
@@ -31,11 +26,11 @@ export async function sumRepricing(
        from charged group by currency order by currency`,
     [
       query.accountId,
-      query.feeType,
+      configuration.feeType,
       query.since,
-      query.variableRate,
-      query.transactionFeeCents,
-      query.feeCapCents,
+      configuration.variableRate,
+      configuration.transactionFeeCents,
+      configuration.feeCapCents,
     ],
   );
   return rows;

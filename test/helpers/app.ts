@@ -62,7 +62,7 @@ export async function startTestApp(
   const jobs = options.jobs ?? allJobs;
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
-  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool), jobs, now });
+  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool, boss), jobs, now });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   if (options.worker) await startWorkers({ pool, boss, config, log, now }, workerJobs);
   return {

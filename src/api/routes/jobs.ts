@@ -1,4 +1,6 @@
 import express, { type Router } from 'express';
+import { describeIssues } from '../../issues.ts';
+import { enqueueTo } from '../../queue/queues.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { single } from './envelope.ts';
@@ -21,16 +23,14 @@ export function jobRoutes(deps: AppDeps): Router {
       throw new HttpError(422, 'payload_invalid', 'body: must be a JSON object');
     const parsed = job.payloadSchema.safeParse(body);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map(
-        (issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`,
-      );
-      throw new HttpError(422, 'payload_invalid', problems.join('; '));
+      throw new HttpError(422, 'payload_invalid', describeIssues(parsed.error, 'body'));
     }
     // Postgres jsonb refuses NUL and unpaired surrogates, which would otherwise surface as a 500 from send.
     const unstorable = findUnstorableText(parsed.data);
     if (unstorable !== null)
       throw new HttpError(422, 'payload_invalid', `${unstorable}: must be text without control characters`);
-    const jobId = await deps.boss.send(job.name, parsed.data as object);
+    // Parsed again there: the schema every sender goes through.
+    const [jobId = null] = await enqueueTo(deps.boss, job, [parsed.data]);
     res.status(202).json(single('job', jobId, { id: jobId, name: job.name, payload: parsed.data }));
   });
   router.use(undecodablePathParam('name'));

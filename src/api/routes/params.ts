@@ -1,6 +1,7 @@
 import { parse } from 'node:querystring';
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
+import { describeIssues } from '../../issues.ts';
 import { HttpError, isPathDecodeError } from '../errors.ts';
 
 // Postgres refuses NUL in text and unpaired surrogates in jsonb; other control characters are never part of
@@ -82,13 +83,10 @@ function parseInput<Schema extends z.ZodObject>(schema: Schema, input: unknown):
   if (parsed.success) return parsed.data;
   const [first] = parsed.error.issues;
   const httpCode = first?.code === 'custom' ? first.params?.[HTTP_CODE] : undefined;
-  const problems = parsed.error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   throw new HttpError(
     400,
     typeof httpCode === 'string' ? httpCode : 'invalid_parameter',
-    problems.join('; '),
+    describeIssues(parsed.error, 'query', 3),
   );
 }
 

@@ -13,7 +13,7 @@ export function statusRoutes(deps: AppDeps): Router {
   router.get('/status', async (_req, res) => {
     const [events, queued, fees, unknownValues] = await Promise.all([
       countEventsByStatus(deps.pool),
-      countQueuedJobs(deps.pool),
+      countQueuedJobs(deps.boss),
       summarizeFeeChecks(deps.pool),
       summarizeUnknownValues(deps.pool),
     ]);

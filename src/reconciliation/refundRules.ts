@@ -1,58 +1,41 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { FeeToReconcile } from './reconcileFees.ts';
+import type { PaymentFacts, RefundWithReturnedFees } from './queries.ts';
 
-export type ReturnedFeeToReconcile = {
-  id: string;
-  paymentFeeId: string | null;
-  returnedAmount: number | null;
-  originalAmount: number | null;
-  remainingAmount: number | null;
-};
+// A pending refund may still return fees; only a failed one never will.
+const mayReturnFees = (refund: RefundWithReturnedFees) => refund.status !== 'failed';
+const succeeded = (refund: RefundWithReturnedFees) => refund.status === 'succeeded';
+const creationTime = (refund: RefundWithReturnedFees) => (refund.createdAt ?? refund.updatedAt).getTime();
 
-export type RefundToReconcile = {
-  id: string;
-  amount: number;
-  status: string | null;
-  createdAt: Date | null;
-  updatedAt: Date;
-  returnedFees: ReturnedFeeToReconcile[];
-};
-
-const counts = (refund: RefundToReconcile) => refund.status !== 'failed';
-const succeeded = (refund: RefundToReconcile) => refund.status === 'succeeded';
-
-/**
- * Checks refunds and the fees they returned against the payment and its fees: refunds never exceed the
- * payment; each returned fee names a fee of the payment, carries its amount as `original_amount`, and
- * leaves `remaining_amount` = original − everything returned so far (refunds taken in creation order);
- * and a payment snapshot newer than every refund shows each fee's remaining amount accordingly. An ACH
- * return or a void hands every fee back with no refund object (`feesHandedBack`): a remaining amount of 0
- * is then expected too.
- */
-export function reconcileRefunds(
-  payment: { id: string; amount: number; feesHandedBack: boolean },
-  fees: FeeToReconcile[],
-  refunds: RefundToReconcile[],
-): FindingDraft[] {
-  const findings: FindingDraft[] = [];
-  const refunded = refunds.filter(succeeded).reduce((sum, refund) => sum + refund.amount, 0);
-  if (refunded > payment.amount) {
-    findings.push({
+/** `refund_exceeds_payment`: succeeded refunds never add up to more than the payment. */
+export function checkRefundTotal({ payment, refunds }: PaymentFacts): FindingDraft[] {
+  const counted = refunds.filter(succeeded);
+  const refunded = counted.reduce((sum, refund) => sum + refund.amount, 0);
+  if (refunded <= payment.amount) return [];
+  return [
+    {
       code: 'refund_exceeds_payment',
       severity: 'error',
       subjectType: 'payment',
       subjectId: payment.id,
       expected: payment.amount,
       actual: refunded,
-      details: {
-        refunds: refunds.filter(succeeded).map((refund) => ({ id: refund.id, amount: refund.amount })),
-      },
-    });
-  }
+      details: { refunds: counted.map((refund) => ({ id: refund.id, amount: refund.amount })) },
+    },
+  ];
+}
 
+/**
+ * Each fee a refund returned names a fee of the payment, carries its amount as `original_amount`, returns
+ * no more than was left of it, and leaves `remaining_amount` = original − everything returned so far.
+ * Refunds are taken in creation order; a failed refund returned nothing.
+ */
+export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): FindingDraft[] {
+  const findings: FindingDraft[] = [];
   const feesById = new Map(fees.map((fee) => [fee.id, fee]));
   const returnedSoFar = new Map<string, number>();
-  const ordered = [...refunds].filter(counts).sort((a, b) => time(a) - time(b) || a.id.localeCompare(b.id));
+  const ordered = refunds
+    .filter(mayReturnFees)
+    .sort((a, b) => creationTime(a) - creationTime(b) || a.id.localeCompare(b.id));
   for (const refund of ordered) {
     for (const returned of refund.returnedFees) {
       const fee = returned.paymentFeeId ? feesById.get(returned.paymentFeeId) : undefined;
@@ -114,19 +97,27 @@ export function reconcileRefunds(
       }
     }
   }
+  return findings;
+}
 
-  // A payment snapshot older than a refund is no evidence of the fee's remaining amount.
-  const newestRefund = Math.max(0, ...refunds.filter(succeeded).map((refund) => refund.updatedAt.getTime()));
-  for (const fee of fees) {
-    if (fee.remainingAmount === null || fee.snapshotUpdatedAt.getTime() < newestRefund) continue;
-    const returned = refunds
-      .filter(succeeded)
+/**
+ * `fee_remaining_mismatch`: a payment snapshot as new as every succeeded refund shows each fee's remaining
+ * amount = amount − what those refunds returned (an older snapshot is no evidence). An ACH return or a void
+ * hands every fee back with no refund object: a remaining amount of 0 is then expected too.
+ */
+export function checkFeeRemaining({ payment, fees, refunds }: PaymentFacts): FindingDraft[] {
+  const counted = refunds.filter(succeeded);
+  const newestRefund = Math.max(0, ...counted.map((refund) => refund.updatedAt.getTime()));
+  const handedBack = feesHandedBack(payment);
+  return fees.flatMap((fee): FindingDraft[] => {
+    if (fee.remainingAmount === null || fee.snapshotUpdatedAt.getTime() < newestRefund) return [];
+    const returned = counted
       .flatMap((refund) => refund.returnedFees)
       .filter((returnedFee) => returnedFee.paymentFeeId === fee.id)
       .reduce((sum, returnedFee) => sum + (returnedFee.returnedAmount ?? 0), 0);
-    const handedBack = payment.feesHandedBack && fee.remainingAmount === 0;
-    if (fee.remainingAmount !== fee.amount - returned && !handedBack) {
-      findings.push({
+    if (fee.remainingAmount === fee.amount - returned || (handedBack && fee.remainingAmount === 0)) return [];
+    return [
+      {
         code: 'fee_remaining_mismatch',
         severity: 'warning',
         subjectType: 'payment_fee',
@@ -134,12 +125,23 @@ export function reconcileRefunds(
         expected: fee.amount - returned,
         actual: fee.remainingAmount,
         details: { payment_id: payment.id, fee_amount: fee.amount, returned_by_succeeded_refunds: returned },
-      });
-    }
-  }
-  return findings;
+      },
+    ];
+  });
 }
 
-function time(refund: RefundToReconcile): number {
-  return (refund.createdAt ?? refund.updatedAt).getTime();
+/**
+ * Whether the payment handed its fees back without a refund object: it says so (`returned`), it was
+ * voided (`canceled`), or it is an ACH payment that failed (a return, or a failure before settlement).
+ */
+export function feesHandedBack(payment: {
+  returned: boolean;
+  status: string | null;
+  methodKind: string | null;
+}): boolean {
+  return (
+    payment.returned ||
+    payment.status === 'canceled' ||
+    (payment.methodKind === 'ach' && payment.status === 'failed')
+  );
 }
