@@ -2,7 +2,7 @@
 // with Tally: signed ~1.4 KB payment events, 10 % of them redeliveries, for a fixed time.
 //   node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS [RATE]
 import autocannon from 'autocannon';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 
 const [url, secret, seconds, connections, rate] = process.argv.slice(2);
 if (!url || !secret) throw new Error('usage: node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS [RATE]');

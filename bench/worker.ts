@@ -9,7 +9,9 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
-import { createBoss, createQueues } from '../src/queue/boss.ts';
+import { createBoss } from '../src/queue/boss.ts';
+import { createQueues } from '../src/queue/job.ts';
+import { enqueue } from '../src/queue/queues.ts';
 import { startWorkers } from '../src/queue/workers.ts';
 
 const N = Number(process.argv[2] ?? 50_000);
@@ -134,9 +136,10 @@ try {
         ),
       ],
     );
-    await boss.insert(
+    await enqueue(
+      boss,
       'process-event',
-      inserted.map((row) => ({ data: { id: row.id } })),
+      inserted.map((row) => ({ id: row.id })),
     );
   }
 

@@ -1,12 +1,9 @@
-import { z } from 'zod';
-import { insertAlerts } from '../src/db/insertAlerts.ts';
-import { listUncapturedAuthorizations } from '../src/db/listUncapturedAuthorizations.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { CAPTURE_WINDOW_MS, checkCaptureExpiry } from '../src/domain/captureExpiry.ts';
 import { recordFindings } from '../src/findings/recordFindings.ts';
-import { inTransaction } from '../src/queue/boss.ts';
+import { CAPTURE_WINDOW_MS, checkCaptureExpiry } from '../src/ops/captureExpiry.ts';
+import { insertAlerts, listUncapturedAuthorizations } from '../src/ops/queries.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { SEND_ALERT_QUEUE } from './send-alert.ts';
+import { enqueue } from '../src/queue/queues.ts';
 
 // Authorizations that expired this long ago are no longer scanned (their findings stay as history).
 const LOOK_BACK_MS = CAPTURE_WINDOW_MS + 30 * 24 * 3600 * 1000;
@@ -16,11 +13,7 @@ const LOOK_BACK_MS = CAPTURE_WINDOW_MS + 30 * 24 * 3600 * 1000;
  * 7-day expiry (resolving those captured, canceled or voided since) and raises one alert per threshold
  * crossing. Alerts are deduplicated in the database, so overlapping scans alert once.
  */
-export default defineJob({
-  name: 'capture-expiry-scan',
-  scheduled: true,
-  payloadSchema: z.object({}),
-  queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+export default defineJob('capture-expiry-scan', {
   async handle(_payload, context) {
     const now = context.now();
     const authorizations = await listUncapturedAuthorizations(
@@ -39,13 +32,11 @@ export default defineJob({
         alerts.map((alert) => ({ ...alert, subjectId: alert.paymentId })),
         now,
       );
-      if (ids.length > 0) {
-        await context.boss.insert(
-          SEND_ALERT_QUEUE,
-          ids.map((id) => ({ data: { alert_id: id } })),
-          { db: inTransaction(client) },
-        );
-      }
+      await enqueue(
+        { boss: context.boss, client },
+        'send-alert',
+        ids.map((id) => ({ alert_id: id })),
+      );
       return ids.length;
     });
     context.log.info(

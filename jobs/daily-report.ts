@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { defineJob } from '../src/queue/job.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { saveReport } from '../src/reports/saveReport.ts';
@@ -7,11 +6,7 @@ import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 const previousUtcDay = (now: Date) => new Date(now.getTime() - 24 * 3600 * 1000).toISOString().slice(0, 10);
 
 /** Builds and stores the daily reconciliation report of a UTC day: the day before, unless one is named. */
-export default defineJob({
-  name: 'daily-report',
-  scheduled: true,
-  payloadSchema: z.object({ date: z.iso.date().optional() }),
-  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+export default defineJob('daily-report', {
   async handle(payload, context) {
     const date = payload.date ?? previousUtcDay(context.now());
     const report = await withReportSnapshot(context.pool, (client) =>

@@ -1,18 +1,11 @@
-import { z } from 'zod';
-import { findReport } from '../src/db/findReport.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { buildFeeConfigurationReport } from '../src/reports/buildFeeConfigurationReport.ts';
+import { findReport } from '../src/reports/queries.ts';
 import { reportId, saveReport } from '../src/reports/saveReport.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 
-export const FEE_CONFIGURATION_REPORT_QUEUE = 'fee-configuration-report';
-
 /** Compares the stored fee configuration history with the previous report's and stores the comparison. */
-export default defineJob({
-  name: FEE_CONFIGURATION_REPORT_QUEUE,
-  scheduled: true,
-  payloadSchema: z.object({}),
-  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
+export default defineJob('fee-configuration-report', {
   async handle(_payload, context) {
     const previous = await findReport(context.pool, { latestOf: 'fee-configurations' });
     const snapshot = previous

@@ -1,20 +1,15 @@
-import { z } from 'zod';
-import { listSeenAccounts } from '../src/db/listSeenAccounts.ts';
+import { listSeenAccounts } from '../src/feeConfigurations/queries.ts';
 import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { FEE_CONFIGURATION_REPORT_QUEUE } from './fee-configuration-report.ts';
+import { enqueue } from '../src/queue/queues.ts';
 
 /**
  * Fetches the fee configuration history of every sub account seen in events (or the one named), stores
  * new versions, reports rewritten history and broken chains, and re-reconciles the accounts' payments.
  * Without provider credentials it does nothing (said once at start; fee checks count as unverified).
  */
-export default defineJob({
-  name: 'fee-configuration-sync',
-  scheduled: true,
-  payloadSchema: z.object({ account_id: z.string().min(1).optional() }),
-  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+export default defineJob('fee-configuration-sync', {
   async handle(payload, context) {
     const client = providerClientFromConfig(context.config, context.log);
     if (!client) return;
@@ -33,6 +28,6 @@ export default defineJob({
       );
     }
     // A full sync ends with the comparison report; a single-account sync does not.
-    if (!payload.account_id) await context.boss.send(FEE_CONFIGURATION_REPORT_QUEUE, {});
+    if (!payload.account_id) await enqueue(context.boss, 'fee-configuration-report', [{}]);
   },
 });

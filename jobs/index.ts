@@ -1,4 +1,5 @@
 import type { JobDefinition } from '../src/queue/job.ts';
+import type { QueueName } from '../src/queue/queues.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
@@ -7,13 +8,16 @@ import processEvent from './process-event.ts';
 import reconcilePayment from './reconcile-payment.ts';
 import sendAlert from './send-alert.ts';
 
-/** Every pg-boss queue Tally runs. */
-export const jobs: readonly JobDefinition[] = [
-  processEvent,
-  reconcilePayment,
-  feeConfigurationSync,
-  captureExpiryScan,
-  sendAlert,
-  dailyReport,
-  feeConfigurationReport,
-] as JobDefinition[];
+// Keyed by queue, so a queue of the registry left without its handler is a type error.
+const handlers = {
+  'process-event': processEvent,
+  'reconcile-payment': reconcilePayment,
+  'capture-expiry-scan': captureExpiryScan,
+  'send-alert': sendAlert,
+  'fee-configuration-sync': feeConfigurationSync,
+  'fee-configuration-report': feeConfigurationReport,
+  'daily-report': dailyReport,
+} satisfies { [Name in QueueName]: { name: Name } };
+
+/** Every pg-boss queue Tally runs, in the registry's order. */
+export const jobs = Object.values(handlers) as JobDefinition[];

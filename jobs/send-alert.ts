@@ -1,20 +1,13 @@
-import { z } from 'zod';
-import { alertMessage } from '../src/alerts/alertMessage.ts';
-import { findAlert } from '../src/db/findAlert.ts';
-import { recordAlertAttempt } from '../src/db/recordAlertAttempt.ts';
+import { alertMessage } from '../src/ops/alertMessage.ts';
+import { findAlert, recordAlertAttempt } from '../src/ops/queries.ts';
 import { defineJob } from '../src/queue/job.ts';
-
-export const SEND_ALERT_QUEUE = 'send-alert';
 
 /**
  * Delivers one alert to ALERT_WEBHOOK_URL; a failing endpoint is retried with back-off on this queue only,
  * so it never holds up other work. Every attempt is counted on the alert. Without the URL, alerts are
  * logged and listed only.
  */
-export default defineJob({
-  name: SEND_ALERT_QUEUE,
-  payloadSchema: z.object({ alert_id: z.number().int().positive() }),
-  queue: { retryLimit: 8, retryDelay: 10, retryBackoff: true, retryDelayMax: 1800 },
+export default defineJob('send-alert', {
   async handle(payload, context) {
     const alert = await findAlert(context.pool, payload.alert_id);
     if (!alert || alert.status === 'sent' || alert.status === 'logged') return;

@@ -5,8 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseEnvelope } from '../src/webhooks/envelope.ts';
-import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../src/webhooks/signature.ts';
+import { parseEnvelope } from '../src/ingest/envelope.ts';
+import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../src/ingest/signature.ts';
 import { type Example, type Planned, parseJson, planDelivery } from './providerExampleDeliveries.ts';
 import { startOwnTally, type Target } from './throwawayTally.ts';
 

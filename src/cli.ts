@@ -1,9 +1,10 @@
+import { type CliContext, loadCliContext } from './cli/context.ts';
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
 import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
 import { reportCommand, usage as reportUsage } from './cli/report.ts';
 import { reprocessEvents, usage as reprocessUsage } from './cli/reprocess.ts';
 
-const commands: Record<string, (args: string[]) => Promise<number>> = {
+const commands: Record<string, (args: string[], context: CliContext) => Promise<number>> = {
   export: exportDeliveries,
   replay: replayDeliveries,
   reprocess: reprocessEvents,
@@ -19,7 +20,8 @@ if (!command) {
   process.exit(name === '--help' ? 0 : 2);
 }
 try {
-  process.exitCode = await command(args);
+  // Parsed once, after the command is known (help needs no config), and every problem listed on failure.
+  process.exitCode = await command(args, loadCliContext());
 } catch (err) {
   process.stderr.write(`tally ${name}: ${(err as Error).message}\n`);
   process.exitCode = 2;

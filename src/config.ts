@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { issueLines } from './issues.ts';
 
 const integer = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -36,7 +37,10 @@ export const configSchema = z.object({
   DATABASE_URL: optionalText,
   /** HTTP port of the web process. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** Comma-separated webhook signing secrets; any one verifies (rotation). Required with DATABASE_URL. */
+  /**
+   * Comma-separated webhook signing secrets; any one verifies (rotation). Required with DATABASE_URL, except
+   * by the CLI, which verifies no webhook. Unset without DATABASE_URL: `npm start` makes a local one.
+   */
   WEBHOOK_SECRETS: commaList.optional(),
   /** Accepted age of JUSTIFI-TIMESTAMP, both ways. 48 h: wider than the provider's 24 h retry window. */
   WEBHOOK_TOLERANCE_SECONDS: integer(172_800),
@@ -74,22 +78,29 @@ export class ConfigError extends Error {
   }
 }
 
+/** What the process reading the config does, where that changes which variables it needs. */
+export type ConfigUse = {
+  /** False for the CLI: it reads and writes the database but never receives a webhook. */
+  verifiesWebhooks: boolean;
+};
+
 /** Parses the environment once; every problem is reported, each naming its variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  use: ConfigUse = { verifiesWebhooks: true },
+): Config {
   const result = configSchema.safeParse(env);
-  const problems = result.success
-    ? []
-    : result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
-  problems.push(...crossFieldProblems(env));
+  const problems = result.success ? [] : issueLines(result.error, 'environment', Number.POSITIVE_INFINITY);
+  problems.push(...crossFieldProblems(env, use));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(result.data);
 }
 
 // Checked on the raw values so they are reported together with the per-field problems.
-function crossFieldProblems(env: Record<string, string | undefined>): string[] {
+function crossFieldProblems(env: Record<string, string | undefined>, use: ConfigUse): string[] {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
-  if (set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
+  if (use.verifiesWebhooks && set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
     problems.push('WEBHOOK_SECRETS: is required when DATABASE_URL is set');
   }
   const provider = ['PROVIDER_BASE_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET'];

@@ -53,7 +53,12 @@ describe('GET /api/status', () => {
     await postSigned(t.app, { ...event, data: { changed: true } });
     await postSigned(t.app, paymentEvent());
     await postSigned(t.app, { not: 'an envelope' });
-    const response = await request(t.app).get('/api/status').set(auth);
+    // queued_jobs is pg-boss's own count, refreshed by its monitor (every 10 s): wait for it to see the jobs.
+    let response = await request(t.app).get('/api/status').set(auth);
+    for (let tries = 0; tries < 300 && response.body.data?.queued_jobs !== 2; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      response = await request(t.app).get('/api/status').set(auth);
+    }
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: null,

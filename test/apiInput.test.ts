@@ -4,8 +4,8 @@ import express from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorHandler } from '../src/http/errors.ts';
-import { closeServer, serve } from '../src/http/serve.ts';
+import { errorHandler } from '../src/api/errors.ts';
+import { closeServer, serve } from '../src/api/serve.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 
 let t: TestApp;

@@ -1,17 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeServer, serve } from '../src/http/serve.ts';
-import { recordedDeliverySchema } from '../src/webhooks/recorded.ts';
+import { closeServer, serve } from '../src/api/serve.ts';
+import { resolveDatabaseUrl } from '../src/cli/database.ts';
+import { recordedDeliverySchema } from '../src/ingest/recorded.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 
-/** Runs the real CLI as a user would, and collects what it prints. */
-function tally(args: string[], env: Record<string, string> = {}) {
+/** Runs the real CLI as a user would, and collects what it prints. `undefined` unsets an inherited variable. */
+function tally(args: string[], env: Record<string, string | undefined> = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, ...env } });
     let stdout = '';
@@ -90,5 +91,51 @@ describe('tally replay', () => {
     const result = await tally(['replay', 'package.json', '--url', targetUrl]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/package\.json:1: not a recorded delivery/);
+  });
+});
+
+describe('the CLI configuration', () => {
+  it("is the processes' schema, parsed before the command runs: every problem is listed, exit 2", async () => {
+    const result = await tally(['export'], {
+      DATABASE_URL: source.databaseUrl,
+      LOG_LEVEL: 'loud',
+      PORT: 'x',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^tally export: invalid configuration:\n {2}- PORT: .*\n {2}- LOG_LEVEL: /);
+    expect(result.stdout).toBe('');
+  });
+
+  it('needs no WEBHOOK_SECRETS: the CLI receives no webhook', async () => {
+    const result = await tally(['export'], { DATABASE_URL: source.databaseUrl, WEBHOOK_SECRETS: undefined });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(sent.length);
+  });
+
+  it('writes a report to REPORTS_DIR as well when it is set', async () => {
+    const reportsDir = path.join(dir, 'reports');
+    const out = path.join(dir, 'fee-configurations.json');
+    const args = ['report', 'fee-configurations', '--out', out];
+    const result = await tally(args, { DATABASE_URL: source.databaseUrl, REPORTS_DIR: reportsDir });
+    expect(result.code).toBe(0);
+    const files = (await readdir(reportsDir)).map((file) => path.extname(file)).sort();
+    expect(files).toEqual(['.csv', '.html', '.json']);
+  });
+
+  it('uses DATABASE_URL, else the embedded database of a running npm start, else says neither is there', async () => {
+    const localFile = path.join(dir, 'database-url');
+    await expect(resolveDatabaseUrl({ DATABASE_URL: 'postgres://a/b' }, localFile)).resolves.toBe(
+      'postgres://a/b',
+    );
+    await expect(resolveDatabaseUrl({ DATABASE_URL: undefined }, localFile)).rejects.toThrow(
+      /DATABASE_URL is not set and no local `npm start` is running/,
+    );
+    await writeFile(localFile, 'postgres://tally:tally@127.0.0.1:5999/postgres\n');
+    await expect(resolveDatabaseUrl({ DATABASE_URL: undefined }, localFile)).resolves.toBe(
+      'postgres://tally:tally@127.0.0.1:5999/postgres',
+    );
+    await expect(resolveDatabaseUrl({ DATABASE_URL: 'postgres://a/b' }, localFile)).resolves.toBe(
+      'postgres://a/b',
+    );
   });
 });

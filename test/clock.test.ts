@@ -16,10 +16,7 @@ it('several clocks firing the same tick enqueue the job once; the next tick enqu
   expect(ids.filter((id) => id !== null)).toHaveLength(1);
   expect(await enqueueTick(t.boss, schedule, new Date('2026-11-22T10:05:00.900Z'))).toBeNull();
   expect(await enqueueTick(t.boss, schedule, new Date('2026-11-22T10:10:00.000Z'))).not.toBeNull();
-  const { rows } = await t.pool.query(
-    `select count(*)::int as n from pgboss.job where name = 'capture-expiry-scan'`,
-  );
-  expect(rows[0].n).toBe(2);
+  expect(await t.boss.findJobs('capture-expiry-scan')).toHaveLength(2);
 });
 
 it('schedules come from the SCHEDULE_* settings, with documented defaults, and bad cron strings fail at boot', async () => {

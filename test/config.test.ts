@@ -57,6 +57,23 @@ describe('configuration', () => {
     );
   });
 
+  it('for the CLI, which verifies no webhook, does not require WEBHOOK_SECRETS with DATABASE_URL', () => {
+    const env = { DATABASE_URL: 'postgres://localhost/tally', REPORTS_DIR: '/tmp/reports' };
+    const config = loadConfig(env, { verifiesWebhooks: false });
+    expect(config).toMatchObject({ DATABASE_URL: env.DATABASE_URL, REPORTS_DIR: '/tmp/reports' });
+    expect(config.WEBHOOK_SECRETS).toBeUndefined();
+    // The other cross-field rules still hold, and only they are reported.
+    let error: unknown;
+    try {
+      loadConfig({ ...env, PROVIDER_CLIENT_ID: 'x' }, { verifiesWebhooks: false });
+    } catch (err) {
+      error = err;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'PROVIDER_CLIENT_ID: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID, PROVIDER_CLIENT_SECRET are set together or not at all',
+    ]);
+  });
+
   it('a process started with bad configuration exits 1 and lists the problems', () => {
     const result = spawnSync(process.execPath, ['src/processes/web.ts'], {
       env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://localhost/x', PORT: 'eighty' },

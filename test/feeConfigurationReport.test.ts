@@ -48,8 +48,11 @@ async function syncAndReport(previousCount: number) {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const jobs = await t.pool.query(`select name, state, output from pgboss.job where name like 'fee%'`);
-  throw new Error(`no fee configuration report: ${JSON.stringify(jobs.rows)}`);
+  const jobs = await Promise.all(
+    ['fee-configuration-sync', 'fee-configuration-report'].map((name) => t.boss.findJobs(name)),
+  );
+  const detail = jobs.flat().map((job) => ({ name: job.name, state: job.state, output: job.output }));
+  throw new Error(`no fee configuration report: ${JSON.stringify(detail)}`);
 }
 
 beforeAll(async () => {

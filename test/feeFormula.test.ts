@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calculateFee, parseRate } from '../src/domain/feeFormula.ts';
-import { expectedProcessingType, isEffectiveAt, platformFeeExpected } from '../src/domain/feeSelection.ts';
+import {
+  effectivePlatformConfiguration,
+  expectedProcessingType,
+  isEffectiveAt,
+} from '../src/domain/feeSelection.ts';
 
 const pricing = (
   variableRate: string | number,
@@ -129,9 +133,10 @@ describe('configuration selection', () => {
   });
 
   it('expects a platform fee only while a platform configuration is effective', () => {
-    expect(platformFeeExpected(all, at)).toBe(false);
-    const withPlatform = [...all, config('platform', '2026-05-01T00:00:00Z', '2026-07-01T00:00:00Z')];
-    expect(platformFeeExpected(withPlatform, at)).toBe(true);
-    expect(platformFeeExpected(withPlatform, t('2026-07-01T00:00:00Z'))).toBe(false);
+    expect(effectivePlatformConfiguration(all, at)).toBeUndefined();
+    const platform = config('platform', '2026-05-01T00:00:00Z', '2026-07-01T00:00:00Z');
+    const withPlatform = [...all, platform];
+    expect(effectivePlatformConfiguration(withPlatform, at)).toBe(platform);
+    expect(effectivePlatformConfiguration(withPlatform, t('2026-07-01T00:00:00Z'))).toBeUndefined();
   });
 });

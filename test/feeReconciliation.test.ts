@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedConfiguration } from '../src/dev/simulator/feeConfigurationStore.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
-import { deliver, drain } from './helpers/fixtures.ts';
+import { deliver, drain, waitForJobs } from './helpers/fixtures.ts';
 import { startSimulator } from './helpers/simulator.ts';
 
 const ACCOUNT = 'acc_loop';
@@ -69,15 +69,7 @@ async function openFindings() {
 async function runJob(name: string) {
   const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send({});
   expect(response.status).toBe(202);
-  for (let tries = 0; tries < 400; tries++) {
-    const { rows } = await t.pool.query(
-      `select count(*)::int as n from pgboss.job where name in ($1, 'reconcile-payment', 'process-event') and state in ('created', 'retry', 'active')`,
-      [name],
-    );
-    if (rows[0].n === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
+  await waitForJobs(t, [name, 'process-event', 'reconcile-payment']);
 }
 
 async function settle() {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeServer, serve } from '../src/http/serve.ts';
-import { sign } from '../src/webhooks/signature.ts';
+import { closeServer, serve } from '../src/api/serve.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { SECRETS, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, unixSeconds } from './helpers/deliveries.ts';
 

@@ -39,7 +39,7 @@ describe('findings opened at ingest', () => {
       'evt_conflict_1',
     );
     expect(conflicting).toHaveLength(2);
-    const iso = (value: Date) => value.toISOString().replace('Z', '+00:00');
+    const iso = (value: Date) => value.toISOString();
     expect(await findingsOf('event_id_conflict')).toEqual([
       {
         code: 'event_id_conflict',
@@ -64,7 +64,7 @@ describe('findings opened at ingest', () => {
     const response = await postSigned(t.app, { id: 'evt_bad_1', event_name: 'payment.created' });
     expect(response.status).toBe(200);
     const { rows } = await t.pool.query(
-      `select id, encode(body_sha256, 'hex') as hash, quarantine_reason from events where status = 'quarantined'`,
+      `select id, encode(body_sha256, 'hex') as hash, quarantine_reason, received_at from events where status = 'quarantined'`,
     );
     expect(rows).toHaveLength(1);
     const [finding] = await findingsOf('event_quarantined');
@@ -75,7 +75,12 @@ describe('findings opened at ingest', () => {
       subject_id: String(rows[0].id),
       expected: null,
       actual: rows[0].quarantine_reason,
-      details: { delivery_id: rows[0].id, reason: rows[0].quarantine_reason, body_sha256: rows[0].hash },
+      details: {
+        delivery_id: rows[0].id,
+        reason: rows[0].quarantine_reason,
+        body_sha256: rows[0].hash,
+        received_at: rows[0].received_at.toISOString(),
+      },
     });
     expect(rows[0].quarantine_reason).toMatch(/account_id/);
     // Redelivered, the same quarantined body is a duplicate: no second finding.

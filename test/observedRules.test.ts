@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ACH_RETURN_CODES, achReturnFinding, classifyAchFailure } from '../src/domain/achReturns.ts';
-import { checkoutStatus } from '../src/domain/checkoutSnapshot.ts';
-import { disputeFindings, disputeStatus } from '../src/domain/disputeSnapshot.ts';
-import { type EventFamily, familyOf } from '../src/domain/eventFamilies.ts';
-import { feesHandedBack, methodKindOf, paymentSchema } from '../src/domain/paymentSnapshot.ts';
-import { unknownValuesOf } from '../src/domain/unknownValues.ts';
+import { checkoutStatus } from '../src/projection/checkoutSnapshot.ts';
+import { disputeStatus } from '../src/projection/disputeSnapshot.ts';
+import { type EventFamily, familyOf } from '../src/projection/eventFamilies.ts';
+import { methodKindOf, paymentSchema } from '../src/projection/paymentSnapshot.ts';
+import { unknownValuesOf } from '../src/projection/unknownValues.ts';
+import { ACH_RETURN_CODES, checkAchReturn, classifyAchFailure } from '../src/reconciliation/achReturns.ts';
+import { disputeFindings } from '../src/reconciliation/disputeRules.ts';
+import { feesHandedBack } from '../src/reconciliation/refundRules.ts';
+import { facts } from './reconciliation/fixtures.ts';
 
 // The pure rules behind DESIGN.md's "What the provider actually sends", as tables.
 
@@ -103,34 +106,40 @@ describe('ACH failure codes', () => {
   });
 
   it('an ACH payment failed with the guide shape opens ach_return with the sentence kept', () => {
-    const finding = achReturnFinding({
-      id: 'py_1',
+    const failedAt = new Date('2026-11-05T00:00:00Z');
+    const payment = {
       amount: 5000,
       methodKind: 'ach',
+      cardBrand: null,
       status: 'failed',
       errorCode: 'account_closed',
       errorDescription: "The customer's bank account has been closed.",
       succeededAt: null,
-      failedAt: new Date('2026-11-05T00:00:00Z'),
-    });
-    expect(finding).toMatchObject({
-      code: 'ach_return',
-      severity: 'warning',
-      subjectType: 'payment',
-      subjectId: 'py_1',
-      expected: null,
-      actual: 'ACCOUNT_CLOSED',
-      details: {
-        code: 'ACCOUNT_CLOSED',
-        known: true,
-        category: 'account_problem',
-        retryable: false,
-        error_code: 'account_closed',
-        description: "The customer's bank account has been closed.",
-        late: false,
-        amount: 5000,
+      failedAt,
+    } as const;
+    expect(checkAchReturn(facts({ payment }))).toEqual([
+      {
+        code: 'ach_return',
+        severity: 'warning',
+        subjectType: 'payment',
+        subjectId: 'py_1',
+        expected: null,
+        actual: 'ACCOUNT_CLOSED',
+        details: {
+          code: 'ACCOUNT_CLOSED',
+          known: true,
+          category: 'account_problem',
+          retryable: false,
+          meaning: 'The bank account was closed.',
+          error_code: 'account_closed',
+          description: "The customer's bank account has been closed.",
+          late: false,
+          amount: 5000,
+          succeeded_at: null,
+          failed_at: failedAt,
+        },
       },
-    });
+    ]);
   });
 });
 

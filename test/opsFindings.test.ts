@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACH_RETURN_CODES } from '../src/domain/achReturns.ts';
 import { passesLuhn } from '../src/domain/cardNumbers.ts';
+import { ACH_RETURN_CODES } from '../src/reconciliation/achReturns.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 import { deliver, settle } from './helpers/fixtures.ts';

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { startTestApp } from './helpers/app.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { startProxy } from './helpers/proxy.ts';

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
+import { PgBoss } from 'pg-boss';
 import { afterEach, beforeAll, expect, inject, it } from 'vitest';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 
@@ -61,19 +62,24 @@ it('web and worker run as separate processes: a delivery is stored, its job is w
   });
   expect(response.status).toBe(200);
 
-  const pg = await import('pg');
-  const client = new pg.default.Client({ connectionString: databaseUrl });
-  await client.connect();
+  // Only reads: supervising and maintenance are left to the roles under test.
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  });
+  await boss.start();
   try {
     let state = '';
     for (let tries = 0; tries < 100 && state !== 'completed'; tries++) {
-      const { rows } = await client.query(`select state from pgboss.job where name = 'process-event'`);
-      state = rows[0]?.state ?? '';
+      const [job] = await boss.findJobs('process-event');
+      state = job?.state ?? '';
       if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(state).toBe('completed');
   } finally {
-    await client.end();
+    await boss.stop({ graceful: false });
   }
 
   web.child.kill('SIGTERM');

@@ -39,16 +39,14 @@ describe('a delivery whose data cannot be processed', () => {
     });
     expect((await settled(good.id)).status).toBe('processed');
     // The delivery is marked failed inside the handler; pg-boss settles the job just after.
+    const { rows } = await t.pool.query(`select id from events where event_id = $1`, [bad.id]);
     let job: Record<string, unknown> = {};
     for (let tries = 0; tries < 100 && job.state !== 'retry'; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const { rows } = await t.pool.query(
-        `select state, retry_limit from pgboss.job j join events e on e.id = (j.data->>'id')::bigint where e.event_id = $1`,
-        [bad.id],
-      );
-      job = rows[0] ?? {};
+      const [found] = await t.boss.findJobs('process-event', { data: { id: rows[0].id } });
+      job = found ? { state: found.state, retryLimit: found.retryLimit } : {};
     }
-    expect(job).toEqual({ state: 'retry', retry_limit: 4 });
+    expect(job).toEqual({ state: 'retry', retryLimit: 4 });
 
     const status = await request(t.app).get('/api/status').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(status.body.data.failed_events).toBe(1);
@@ -175,7 +173,7 @@ describe('a batch of deliveries', () => {
       const ids = (await idle.pool.query('select id from events order by id')).rows.map(
         (row) => row.id as number,
       );
-      const { processStoredEvents } = await import('../src/projections/processStoredEvent.ts');
+      const { processStoredEvents } = await import('../src/projection/processStoredEvent.ts');
       const failures = await processStoredEvents(idle, ids);
       expect([...failures.keys()]).toEqual([ids[1]]);
       const projected = await idle.pool.query('select id, amount from payments order by id');

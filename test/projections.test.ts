@@ -234,7 +234,7 @@ describe('order of delivery does not matter', () => {
   it('a duplicate delivery and a second processing of the same event change nothing', async () => {
     const before = await dumpProjections(t.pool, { withRowIds: true });
     await deliver(t.app, fixtureBodies('payment.updated'));
-    const { processStoredEvent } = await import('../src/projections/processStoredEvent.ts');
+    const { processStoredEvent } = await import('../src/projection/processStoredEvent.ts');
     const { rows } = await t.pool.query(`select id from events order by id limit 3`);
     for (const row of rows) {
       await t.pool.query(`update events set status = 'received' where id = $1`, [row.id]);

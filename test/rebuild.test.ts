@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECTION_TABLES } from '../src/db/resetProjections.ts';
 import { passesLuhn, redactCardNumbersInText } from '../src/domain/cardNumbers.ts';
+import { PROJECTION_TABLES } from '../src/projection/eventQueries.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 import { deliver, drain, fixtureBodies, fixtureNames } from './helpers/fixtures.ts';

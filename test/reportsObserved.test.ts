@@ -97,9 +97,9 @@ async function runJob(name: string, body: object) {
   const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(body);
   expect(response.status).toBe(202);
   for (let tries = 0; tries < 200; tries++) {
-    const { rows } = await t.pool.query(`select state from pgboss.job where id = $1`, [response.body.id]);
-    if (rows[0]?.state === 'completed') return;
-    if (rows[0]?.state === 'failed') throw new Error(`${name} failed`);
+    const [job] = await t.boss.findJobs(name, { id: response.body.id });
+    if (job?.state === 'completed') return;
+    if (job?.state === 'failed') throw new Error(`${name} failed`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${name} did not finish`);

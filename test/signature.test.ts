@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp, sign, verifySignature } from '../src/webhooks/signature.ts';
+import { parseTimestamp, sign, verifySignature } from '../src/ingest/signature.ts';
 
 const rawBody = Buffer.from('{"id":"evt_1"}');
 const now = new Date('2026-11-22T12:00:00Z');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
-import { sign } from '../src/webhooks/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 import { SECRETS, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned, unixSeconds } from './helpers/deliveries.ts';
 import { drain } from './helpers/fixtures.ts';
@@ -15,15 +15,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(async () => {
   await t.pool.query('truncate events cascade');
-  await t.pool.query(`delete from pgboss.job where name = 'process-event'`);
+  await t.boss.deleteAllJobs('process-event');
 });
 
 const countEvents = async () =>
   (await t.pool.query('select count(*)::int as n from events')).rows[0].n as number;
 const queuedJobs = async () =>
-  (
-    await t.pool.query(`select data from pgboss.job where name = 'process-event' order by created_on`)
-  ).rows.map((row) => row.data as { id: number });
+  (await t.boss.findJobs<{ id: number }>('process-event', { limit: 100_000 })).map((job) => job.data);
 
 describe('a signed delivery', () => {
   it('is stored with its envelope fields and raw bytes, and one processing job is queued for it', async () => {

@@ -3,22 +3,23 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { listEventsForExport } from '../db/listEventsForExport.ts';
-import type { RecordedDelivery } from '../webhooks/recorded.ts';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../webhooks/signature.ts';
+import type { RecordedDelivery } from '../ingest/recorded.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../ingest/signature.ts';
+import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
+import { listEventsForExport } from './queries.ts';
 
 export const usage = 'tally export [--out FILE] [--since ISO] [--until ISO]';
 
 /** Writes stored deliveries as recorded-deliveries JSONL, oldest first, one page of rows at a time. */
-export async function exportDeliveries(args: string[]): Promise<number> {
+export async function exportDeliveries(args: string[], { config }: CliContext): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { out: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' } },
   });
   const since = parseDate(values.since, '--since');
   const until = parseDate(values.until, '--until');
-  const client = new pg.Client({ connectionString: await resolveDatabaseUrl() });
+  const client = new pg.Client({ connectionString: await resolveDatabaseUrl(config) });
   await client.connect();
   const out: Writable = values.out ? createWriteStream(values.out) : process.stdout;
   let written = 0;

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { type RecordedDelivery, recordedDeliverySchema } from '../webhooks/recorded.ts';
-import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../webhooks/signature.ts';
+import { type RecordedDelivery, recordedDeliverySchema } from '../ingest/recorded.ts';
+import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../ingest/signature.ts';
+import { describeIssues } from '../issues.ts';
 import { createProgress } from './progress.ts';
 
 export const usage = 'tally replay FILE... --url URL [--secret SECRET --resign] [--concurrency N]';
@@ -10,7 +11,10 @@ type Summary = { sent: number; accepted: number; duplicate: number; rejected: nu
 
 const ATTEMPTS = 4;
 
-/** Posts recorded deliveries to a Tally (or any) webhook URL, retrying what was not acknowledged. */
+/**
+ * Posts recorded deliveries to a Tally (or any) webhook URL, retrying what was not acknowledged. It talks
+ * to that URL, never the database, so it takes nothing from the config.
+ */
 export async function replayDeliveries(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -61,7 +65,9 @@ async function readRecorded(file: string): Promise<RecordedDelivery[]> {
     if (line.trim() === '') return [];
     const parsed = recordedDeliverySchema.safeParse(parseLine(line));
     if (!parsed.success)
-      throw new Error(`${file}:${index + 1}: not a recorded delivery (${parsed.error.issues[0]?.message})`);
+      throw new Error(
+        `${file}:${index + 1}: not a recorded delivery (${describeIssues(parsed.error, 'line')})`,
+      );
     return [parsed.data];
   });
 }

@@ -1,23 +1,23 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { findReport } from '../db/findReport.ts';
 import { createPool } from '../db/pool.ts';
-import { createLogger } from '../logger.ts';
 import { buildDailyReport } from '../reports/buildDailyReport.ts';
 import { buildFeeConfigurationReport } from '../reports/buildFeeConfigurationReport.ts';
+import { findReport } from '../reports/queries.ts';
 import { renderCsv } from '../reports/renderCsv.ts';
 import { renderHtml } from '../reports/renderHtml.ts';
 import { reportId, saveReport } from '../reports/saveReport.ts';
 import type { Report } from '../reports/sections.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
+import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 
 export const usage =
   'tally report daily [--date YYYY-MM-DD] [--format json|csv|html] [--out FILE]\n  tally report fee-configurations [--format json|csv|html] [--out FILE]';
 
 /** Builds a report now, stores it (and writes it to REPORTS_DIR when set), and prints or saves it. */
-export async function reportCommand(args: string[]): Promise<number> {
+export async function reportCommand(args: string[], { config, log }: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -38,7 +38,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     throw new Error(`--date must be a day as YYYY-MM-DD, got "${date}"`);
   }
   const step = (message: string) => process.stderr.isTTY && process.stderr.write(`${message}\n`);
-  const pool = createPool(await resolveDatabaseUrl(), createLogger('warn'), 4);
+  const pool = createPool(await resolveDatabaseUrl(config), log, 4);
   try {
     step(kind === 'daily' ? `building the daily report for ${date}…` : 'comparing fee configurations…');
     const now = new Date();
@@ -52,7 +52,7 @@ export async function reportCommand(args: string[]): Promise<number> {
         : null;
       report = await withReportSnapshot(pool, (client) => buildFeeConfigurationReport(client, now, snapshot));
     }
-    const id = await saveReport(pool, report, process.env.REPORTS_DIR || undefined);
+    const id = await saveReport(pool, report, config.REPORTS_DIR);
     step(`stored ${id}`);
     const out = values.out ? createWriteStream(values.out) : process.stdout;
     const chunks =

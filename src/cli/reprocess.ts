@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
-import { countEventsWithStatus } from '../db/countEventsWithStatus.ts';
-import { listEventIdsToProcess } from '../db/listEventIdsToProcess.ts';
 import { createPool, withTransaction } from '../db/pool.ts';
-import { resetProjections } from '../db/resetProjections.ts';
-import { createLogger } from '../logger.ts';
-import { processStoredEvent } from '../projections/processStoredEvent.ts';
+import { resetProjections } from '../projection/eventQueries.ts';
+import { processStoredEvent } from '../projection/processStoredEvent.ts';
 import { createBoss } from '../queue/boss.ts';
+import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
+import { countEventsWithStatus, listEventIdsToProcess } from './queries.ts';
 
 export const usage = 'tally reprocess --all | --failed';
 
@@ -15,11 +14,10 @@ export const usage = 'tally reprocess --all | --failed';
  * --all truncates the projections and rebuilds them from the raw log, in arrival order; --failed retries
  * the deliveries left failed. Deliveries that still fail are counted and stay visible as failed.
  */
-export async function reprocessEvents(args: string[]): Promise<number> {
+export async function reprocessEvents(args: string[], { config, log }: CliContext): Promise<number> {
   const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, failed: { type: 'boolean' } } });
   if (values.all === values.failed) throw new Error(`give exactly one of --all or --failed; usage: ${usage}`);
-  const log = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const databaseUrl = await resolveDatabaseUrl();
+  const databaseUrl = await resolveDatabaseUrl(config);
   const pool = createPool(databaseUrl, log, 4);
   // Only to enqueue reconciliations with each projection change; this process runs no workers.
   const boss = createBoss(databaseUrl, log, { max: 2 });

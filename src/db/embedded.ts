@@ -89,7 +89,11 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
+/**
+ * A local TCP port free right now, for a server that must be told its port before it starts (Postgres, a
+ * spawned Tally); one that can listen on port 0 should, and read its address instead.
+ */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -25,7 +25,10 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return migrations;
 }
 
-/** Applies pending migrations in order, each in its own transaction, under an advisory lock. */
+/**
+ * Applies pending migrations in order, each in its own transaction, under an advisory lock. Refuses,
+ * before applying anything, a database that holds a migration this code does not have.
+ */
 export async function migrate(
   connectionString: string,
   log: Logger,
@@ -41,7 +44,10 @@ export async function migrate(
       name text not null,
       applied_at timestamptz not null default now()
     )`);
-    const { rows } = await client.query<{ version: number }>('select version from schema_migrations');
+    const { rows } = await client.query<AppliedMigration>(
+      'select version, name from schema_migrations order by version',
+    );
+    refuseUnknownMigrations(rows, migrations);
     const applied = new Set(rows.map((row) => row.version));
     const done: string[] = [];
     for (const migration of migrations) {
@@ -66,4 +72,22 @@ export async function migrate(
     await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK]).catch(() => undefined);
     await client.end();
   }
+}
+
+type AppliedMigration = { version: number; name: string };
+
+// A database migrated by newer code (a rollback, or another branch deployed to it) has tables and columns
+// this code does not expect; migrations are up only, so the one safe answer is to stop and name them.
+function refuseUnknownMigrations(applied: AppliedMigration[], known: Migration[]): void {
+  const knownNames = new Map(known.map((migration) => [migration.version, migration.name]));
+  const unknown = applied.flatMap((row) => {
+    const knownName = knownNames.get(row.version);
+    if (knownName === row.name) return [];
+    return [knownName ? `${row.name} (this code's version ${row.version} is ${knownName})` : row.name];
+  });
+  if (unknown.length === 0) return;
+  throw new Error(
+    `the database was migrated past this code: it holds ${unknown.join(', ')}, which migrations/ does not have; ` +
+      'run the Tally version that applied them, or point this one at a database it migrated',
+  );
 }

@@ -37,7 +37,10 @@ export function expectedProcessingType(
   return brandEffective && brandType ? brandType : `processing_${channel}`;
 }
 
-/** Whether a `platform` configuration applies (it adds to every payment type). */
-export function platformFeeExpected(configurations: EffectiveWindow[], at: Date): boolean {
-  return configurations.some((c) => c.feeType === 'platform' && isEffectiveAt(c, at));
+/** The `platform` configuration in effect at `at`, if any: its fee adds to every payment type. */
+export function effectivePlatformConfiguration<T extends EffectiveWindow>(
+  configurations: T[],
+  at: Date,
+): T | undefined {
+  return configurations.find((c) => c.feeType === 'platform' && isEffectiveAt(c, at));
 }

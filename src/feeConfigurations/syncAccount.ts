@@ -1,20 +1,20 @@
-import { insertFeeConfigurations } from '../db/insertFeeConfigurations.ts';
-import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
-import { listPaymentIdsOfAccount } from '../db/listPaymentIdsOfAccount.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
-import { updateFeeConfigurationsSeen } from '../db/updateFeeConfigurationsSeen.ts';
-import { upsertFeeSync } from '../db/upsertFeeSync.ts';
-import { checkFeeChain } from '../domain/checkFeeChain.ts';
-import { type ConfigurationVersion, compareFeeHistory } from '../domain/compareFeeHistory.ts';
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import { FEE_TYPES } from '../domain/feeTypes.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
-import { RECONCILE_PAYMENT_QUEUE } from '../projections/processStoredEvent.ts';
 import { type ProviderClient, ProviderError } from '../provider/client.ts';
-import {
-  type ProviderFeeConfiguration,
-  providerFeeConfigurationSchema,
-} from '../provider/feeConfigurationSchema.ts';
+import { providerFeeConfigurationSchema } from '../provider/feeConfigurationSchema.ts';
 import type { Boss } from '../queue/boss.ts';
+import { enqueue } from '../queue/queues.ts';
+import { checkFeeChain } from './checkFeeChain.ts';
+import { compareFeeHistory } from './compareFeeHistory.ts';
+import {
+  insertFeeConfigurations,
+  listFeeConfigurations,
+  listPaymentIdsOfAccount,
+  updateFeeConfigurationsSeen,
+  upsertFeeSync,
+} from './queries.ts';
 
 export type SyncContext = { pool: Pool; boss: Boss; client: ProviderClient; now: Date };
 
@@ -24,7 +24,7 @@ export type SyncContext = { pool: Pool; boss: Boss; client: ProviderClient; now:
  * Returns what changed.
  */
 export async function syncAccount(context: SyncContext, accountId: string) {
-  const fetched: (ProviderFeeConfiguration & { platform_account_id?: string | null })[] = [];
+  const current: FeeConfiguration[] = [];
   for (const feeType of FEE_TYPES) {
     const path = `/v1/sub_accounts/${encodeURIComponent(accountId)}/fee_configurations/${feeType}/history`;
     const items = await context.client.listAll(path).catch((err: unknown) => {
@@ -32,20 +32,15 @@ export async function syncAccount(context: SyncContext, accountId: string) {
       if (err instanceof ProviderError && err.status === 404) return [];
       throw err;
     });
-    fetched.push(...items.map((item) => providerFeeConfigurationSchema.parse(item)));
+    current.push(...items.map((item) => providerFeeConfigurationSchema.parse(item)));
   }
-  const current = fetched.map(fromProvider);
-  const stored = (await listFeeConfigurations(context.pool, accountId)).map(fromStored);
+  const stored = await listFeeConfigurations(context.pool, accountId);
   const comparison = compareFeeHistory(stored, current);
 
   // The chain is judged on the provider's history as it is now.
   const findings = [...comparison.findings, ...checkFeeChain(accountId, current, context.now)];
   await withTransaction(context.pool, async (client) => {
-    const added = comparison.added.map((version) => ({
-      ...version,
-      platformAccountId: fetched.find((item) => item.id === version.id)?.platform_account_id ?? null,
-    }));
-    await insertFeeConfigurations(client, added, context.now);
+    await insertFeeConfigurations(client, comparison.added, context.now);
     await updateFeeConfigurationsSeen(client, accountId, comparison, context.now);
     const scope = { scope: `fee-configurations:${accountId}`, accountId, currency: null, now: context.now };
     await recordFindings(client, scope, findings);
@@ -66,39 +61,12 @@ async function queueReconciliations(context: SyncContext, accountId: string): Pr
   for (;;) {
     const ids = await listPaymentIdsOfAccount(context.pool, accountId, { afterId, limit: 1000 });
     if (ids.length === 0) return queued;
-    await context.boss.insert(
-      RECONCILE_PAYMENT_QUEUE,
-      ids.map((paymentId) => ({ data: { payment_id: paymentId }, singletonKey: paymentId })),
+    await enqueue(
+      context.boss,
+      'reconcile-payment',
+      ids.map((paymentId) => ({ payment_id: paymentId })),
     );
     queued += ids.length;
     afterId = ids.at(-1) as string;
   }
-}
-
-function fromProvider(item: ProviderFeeConfiguration): ConfigurationVersion {
-  return {
-    id: item.id,
-    accountId: item.account_id,
-    feeType: item.fee_type,
-    variableRate: String(item.variable_rate),
-    transactionFeeCents: item.transaction_fee_cents,
-    transactionFeeCurrency: item.transaction_fee_currency ?? null,
-    feeCapCents: item.fee_cap_cents ?? null,
-    effectiveStart: new Date(item.effective_start).toISOString(),
-    effectiveEnd: item.effective_end ? new Date(item.effective_end).toISOString() : null,
-  };
-}
-
-function fromStored(row: FeeConfigurationRow): ConfigurationVersion {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    feeType: row.fee_type,
-    variableRate: row.variable_rate,
-    transactionFeeCents: row.transaction_fee_cents,
-    transactionFeeCurrency: row.transaction_fee_currency,
-    feeCapCents: row.fee_cap_cents,
-    effectiveStart: row.effective_start.toISOString(),
-    effectiveEnd: row.effective_end ? row.effective_end.toISOString() : null,
-  };
 }

@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
-import { resolveFindings } from '../db/resolveFindings.ts';
-import { type FindingContext, upsertFindings } from '../db/upsertFindings.ts';
-import type { FindingDraft } from '../domain/findings.ts';
+import type { FindingDraft } from './findings.ts';
+import { type FindingContext, resolveFindings, upsertFindings } from './queries.ts';
 
 /**
  * Records the complete result of one reconciliation run for a scope: what it reports is open (created or

@@ -1,26 +1,31 @@
 import cron from 'node-cron';
 import type { Config } from '../config.ts';
 import type { Boss } from '../queue/boss.ts';
+import { enqueue, queueNames, queues, type StartableQueueName } from '../queue/queues.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
-export type Schedule = { job: string; cron: string };
+export type Schedule = { job: StartableQueueName; cron: string };
 
-/** Scheduled jobs and when they run (UTC), from the SCHEDULE_* settings. */
+/** Scheduled jobs and when they run (UTC): the registry's queues that name a SCHEDULE_* setting. */
 export function schedulesFor(config: Config): Schedule[] {
-  return [
-    { job: 'capture-expiry-scan', cron: config.SCHEDULE_CAPTURE_EXPIRY_SCAN },
-    { job: 'fee-configuration-sync', cron: config.SCHEDULE_FEE_CONFIGURATION_SYNC },
-    { job: 'daily-report', cron: config.SCHEDULE_DAILY_REPORT },
-  ];
+  return queueNames.flatMap((name) => {
+    const queue = queues[name];
+    // The registry allows a cron setting only on a queue that an empty payload starts.
+    return 'cronSetting' in queue && queue.cronSetting
+      ? [{ job: name as StartableQueueName, cron: config[queue.cronSetting] }]
+      : [];
+  });
 }
 
 /**
  * Enqueues one tick of a schedule. The singleton key is the job and the minute it fires for, so any
  * number of clocks enqueue each tick once.
  */
-export function enqueueTick(boss: Boss, schedule: Schedule, triggeredAt: Date): Promise<string | null> {
+export async function enqueueTick(boss: Boss, schedule: Schedule, triggeredAt: Date): Promise<string | null> {
   const minute = triggeredAt.toISOString().slice(0, 16);
-  return boss.send(schedule.job, {}, { singletonKey: `${schedule.job}:${minute}`, singletonSeconds: 3600 });
+  const options = { singletonKey: `${schedule.job}:${minute}`, singletonSeconds: 3600 };
+  const [id] = await enqueue(boss, schedule.job, [{}], options);
+  return id ?? null;
 }
 
 /** The clock role: each tick only enqueues. */

@@ -1,7 +1,7 @@
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
 import { createBoss } from '../queue/boss.ts';
-import { loadConfigOrExit } from './runtime.ts';
+import { exitWithError, loadConfigOrExit } from './runtime.ts';
 
 /** Applies Tally's migrations and installs pg-boss's schema: the Procfile's `release` step. */
 export async function release(connectionString: string, log = createLogger('info')): Promise<void> {
@@ -21,9 +21,7 @@ if (import.meta.main) {
     );
     process.exit(1);
   }
-  await release(config.DATABASE_URL, log).catch((err: unknown) => {
-    log.fatal(err, 'release failed');
-    process.exit(1);
-  });
+  // A database migrated past this code is refused here too, which stops a deploy before any role starts.
+  await release(config.DATABASE_URL, log).catch((err: unknown) => exitWithError(log, err, 'release failed'));
   log.info('release done');
 }

@@ -2,7 +2,8 @@ import { jobs } from '../../jobs/index.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { createLogger, type Logger } from '../logger.ts';
-import { type Boss, createBoss, createQueues } from '../queue/boss.ts';
+import { type Boss, createBoss } from '../queue/boss.ts';
+import { createQueues } from '../queue/job.ts';
 
 export type Runtime = { config: Config; log: Logger; pool: Pool; boss: Boss; close: () => Promise<void> };
 
@@ -15,6 +16,16 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * Logs why the process cannot go on and exits 1. The reason is also written to stderr as one plain line:
+ * a failed release step or start is read by a person in a deploy log, not by the log pipeline.
+ */
+export function exitWithError(log: Logger, err: unknown, what: string): never {
+  log.fatal(err, what);
+  process.stderr.write(`${what}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
 }
 
 /** Opens the pool and pg-boss against a migrated database and makes sure every queue exists. */
@@ -73,7 +84,6 @@ export async function runRole(
     const stop = await start(runtime);
     onShutdown(log, [...(stop ? [stop] : []), runtime.close]);
   } catch (err) {
-    log.fatal(err, `${role} failed to start`);
-    process.exit(1);
+    exitWithError(log, err, `${role} failed to start`);
   }
 }

@@ -1,5 +1,6 @@
 import type { Job, JobResult } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
+import { describeIssues } from '../issues.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 
 /**
@@ -28,7 +29,11 @@ async function runBatch(
   const log = context.log.child({ job: job.name });
   const items: { id: string; retryCount: number; payload: unknown; error: unknown }[] = batch.map((item) => {
     const parsed = job.payloadSchema.safeParse(item.data);
-    return { id: item.id, retryCount: item.retryCount, payload: parsed.data, error: parsed.error ?? null };
+    // Fails the job (retried, then kept failed with the reason), never the worker.
+    const error = parsed.success
+      ? null
+      : new Error(`payload invalid: ${describeIssues(parsed.error, 'payload')}`);
+    return { id: item.id, retryCount: item.retryCount, payload: parsed.data, error };
   });
   const valid = items.filter((item) => item.error === null);
   if (job.handleBatch) {

@@ -1,5 +1,5 @@
-import type { DailyAchReturnRow } from '../db/sumDailyAchReturns.ts';
-import { classifyAchFailure } from '../domain/achReturns.ts';
+import { classifyAchFailure } from '../reconciliation/achReturns.ts';
+import type { DailyAchReturnRow } from './dailyQueries.ts';
 
 /**
  * The day's ACH returns by catalogue code, as the `ach_return` findings classify them: `account_closed` in

@@ -1,13 +1,17 @@
-import { listTopFindings } from '../db/listTopFindings.ts';
 import type { Queryable } from '../db/pool.ts';
-import { sumDailyAchReturns } from '../db/sumDailyAchReturns.ts';
-import { sumDailyDisputes } from '../db/sumDailyDisputes.ts';
-import { sumDailyFeesReturnedWithoutRefund } from '../db/sumDailyFeesReturnedWithoutRefund.ts';
-import { sumDailyForwarding } from '../db/sumDailyForwarding.ts';
-import { sumDailyPayments } from '../db/sumDailyPayments.ts';
-import { sumDailyRefunds } from '../db/sumDailyRefunds.ts';
-import { sumOpenFindings } from '../db/sumOpenFindings.ts';
 import { achReturnsByCode } from './achReturnsByCode.ts';
+import {
+  sumDailyFeesReturnedWithoutRefund,
+  sumDailyPayments,
+  sumDailyRefunds,
+} from './dailyPaymentQueries.ts';
+import {
+  listTopFindings,
+  sumDailyAchReturns,
+  sumDailyDisputes,
+  sumDailyForwarding,
+  sumOpenFindings,
+} from './dailyQueries.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
 
 /** Money columns of an account row, in cents; totals are their sums, so a total always equals its rows. */

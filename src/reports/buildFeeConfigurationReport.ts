@@ -1,28 +1,23 @@
-import { listFeeConfigurationAccounts } from '../db/listFeeConfigurationAccounts.ts';
-import { type FeeConfigurationRow, listFeeConfigurations } from '../db/listFeeConfigurations.ts';
-import { listOpenFindingSubjects } from '../db/listOpenFindingSubjects.ts';
 import type { Queryable } from '../db/pool.ts';
-import { sumRepricing } from '../db/sumRepricing.ts';
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import { isEffectiveAt } from '../domain/feeSelection.ts';
+import { listFeeConfigurationAccounts, listFeeConfigurationHistory } from '../feeConfigurations/queries.ts';
+import { listOpenFindingSubjects } from '../findings/queries.ts';
+import { sumRepricing } from './queries.ts';
 
 const IMPACT_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 type Snapshot = { id: string; effective_end: string | null };
 export type FeeConfigurationReport = Awaited<ReturnType<typeof buildFeeConfigurationReport>>;
 
-const describe = (row: FeeConfigurationRow) => ({
+// How a configuration reads in the report (its JSON, CSV and HTML).
+const describe = (row: FeeConfiguration) => ({
   id: row.id,
-  variable_rate: row.variable_rate,
-  transaction_fee_cents: row.transaction_fee_cents,
-  fee_cap_cents: row.fee_cap_cents,
-  effective_start: row.effective_start.toISOString(),
-  effective_end: row.effective_end?.toISOString() ?? null,
-});
-
-const window = (row: FeeConfigurationRow) => ({
-  feeType: row.fee_type,
-  effectiveStart: row.effective_start,
-  effectiveEnd: row.effective_end,
+  variable_rate: row.variableRate,
+  transaction_fee_cents: row.transactionFeeCents,
+  fee_cap_cents: row.feeCapCents,
+  effective_start: row.effectiveStart.toISOString(),
+  effective_end: row.effectiveEnd?.toISOString() ?? null,
 });
 
 /**
@@ -41,13 +36,13 @@ export async function buildFeeConfigurationReport(
   const snapshot: Snapshot[] = [];
   const accounts = [];
   for (const accountId of await listFeeConfigurationAccounts(db)) {
-    const rows = await listFeeConfigurations(db, accountId);
+    const rows = await listFeeConfigurationHistory(db, accountId);
     const feeTypes = [];
-    for (const feeType of [...new Set(rows.map((row) => row.fee_type))].sort()) {
-      const versions = rows.filter((row) => row.fee_type === feeType);
+    for (const feeType of [...new Set(rows.map((row) => row.feeType))].sort()) {
+      const versions = rows.filter((row) => row.feeType === feeType);
       const added = versions.filter((row) => previous !== null && !before.has(row.id));
       const retired = versions.filter((row) => {
-        const ended = row.effective_end !== null && row.effective_end <= now;
+        const ended = row.effectiveEnd !== null && row.effectiveEnd <= now;
         const earlier = before.get(row.id);
         return (
           ended &&
@@ -56,21 +51,15 @@ export async function buildFeeConfigurationReport(
             : earlier.effective_end === null || new Date(earlier.effective_end) > now)
         );
       });
-      const scheduled = versions.filter((row) => row.effective_start > now);
+      const scheduled = versions.filter((row) => row.effectiveStart > now);
       const impact = [];
       for (const change of [...new Set([...added, ...scheduled])]) {
-        const repricing = await sumRepricing(db, {
-          accountId,
-          feeType,
-          since: new Date(now.getTime() - IMPACT_WINDOW_MS),
-          variableRate: change.variable_rate,
-          transactionFeeCents: change.transaction_fee_cents,
-          feeCapCents: change.fee_cap_cents,
-        });
+        const since = new Date(now.getTime() - IMPACT_WINDOW_MS);
+        const repricing = await sumRepricing(db, { accountId, since, configuration: change });
         for (const row of repricing)
           impact.push({ configuration_id: change.id, ...row, difference: row.repriced - row.charged });
       }
-      const effective = versions.find((row) => row.vanished_at === null && isEffectiveAt(window(row), now));
+      const effective = versions.find((row) => row.vanishedAt === null && isEffectiveAt(row, now));
       feeTypes.push({
         fee_type: feeType,
         effective: effective ? describe(effective) : null,
@@ -78,20 +67,20 @@ export async function buildFeeConfigurationReport(
         retired: retired.map(describe),
         scheduled: scheduled.map((row) => ({
           ...describe(row),
-          takes_effect: row.effective_start.toISOString(),
+          takes_effect: row.effectiveStart.toISOString(),
         })),
         rewritten: versions
-          .filter((row) => row.provider_values !== null || row.vanished_at !== null)
+          .filter((row) => row.providerValues !== null || row.vanishedAt !== null)
           .map((row) => ({
             ...describe(row),
-            vanished: row.vanished_at !== null,
-            provider_values: row.provider_values,
+            vanished: row.vanishedAt !== null,
+            provider_values: row.providerValues,
           })),
         chain_broken: broken.has(`${accountId}:${feeType}`),
         impact,
       });
       for (const row of versions)
-        snapshot.push({ id: row.id, effective_end: row.effective_end?.toISOString() ?? null });
+        snapshot.push({ id: row.id, effective_end: row.effectiveEnd?.toISOString() ?? null });
     }
     accounts.push({ account_id: accountId, fee_types: feeTypes });
   }

@@ -1,5 +1,4 @@
-import type { DailyFeesReturnedWithoutRefundRow } from '../db/sumDailyFeesReturnedWithoutRefund.ts';
-import type { DailyRefundRow } from '../db/sumDailyRefunds.ts';
+import type { DailyFeesReturnedWithoutRefundRow, DailyRefundRow } from './dailyPaymentQueries.ts';
 
 export type ReturnedFeesByReasonRow = {
   account_type: string;

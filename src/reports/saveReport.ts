@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { insertReport } from '../db/insertReport.ts';
 import type { Queryable } from '../db/pool.ts';
+import { insertReport } from './queries.ts';
 import { renderCsv } from './renderCsv.ts';
 import { renderHtml } from './renderHtml.ts';
 import type { Report } from './sections.ts';

@@ -4,13 +4,14 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.ts';
+import { createApp } from '../../src/api/app.ts';
+import { createMetrics } from '../../src/api/metrics.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { createApp } from '../../src/http/app.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createBoss, createQueues } from '../../src/queue/boss.ts';
+import { createBoss } from '../../src/queue/boss.ts';
 import type { JobDefinition } from '../../src/queue/job.ts';
+import { createQueues } from '../../src/queue/job.ts';
 import { startWorkers } from '../../src/queue/workers.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -61,7 +62,7 @@ export async function startTestApp(
   const jobs = options.jobs ?? allJobs;
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
-  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool), jobs, now });
+  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool, boss), jobs, now });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   if (options.worker) await startWorkers({ pool, boss, config, log, now }, workerJobs);
   return {

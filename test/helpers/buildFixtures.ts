@@ -2,7 +2,7 @@
 // FIXTURE_SECRET at a fixed time. Shapes follow the seed and the provider SDK event. Run:
 //   node test/helpers/buildFixtures.ts
 import { writeFileSync } from 'node:fs';
-import { sign } from '../../src/webhooks/signature.ts';
+import { sign } from '../../src/ingest/signature.ts';
 
 export const FIXTURE_SECRET = 'whsec_fixture_secret';
 const DIR = new URL('../fixtures/recorded/', import.meta.url);

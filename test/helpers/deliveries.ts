@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import request from 'supertest';
-import { sign } from '../../src/webhooks/signature.ts';
+import { sign } from '../../src/ingest/signature.ts';
 import { SECRETS } from './app.ts';
 
 let counter = 0;

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Express } from 'express';
+import type { JobWithMetadata } from 'pg-boss';
 import { expect } from 'vitest';
-import { recordedDeliverySchema } from '../../src/webhooks/recorded.ts';
+import { recordedDeliverySchema } from '../../src/ingest/recorded.ts';
 import type { TestApp } from './app.ts';
 import { postSigned } from './deliveries.ts';
 
@@ -26,21 +27,56 @@ export async function deliver(app: Express, bodies: string[]): Promise<void> {
   for (const body of bodies) expect((await postSigned(app, body)).status).toBe(200);
 }
 
+type JobState = JobWithMetadata['state'];
+const UNFINISHED: readonly JobState[] = ['created', 'retry', 'active'];
+
+/**
+ * Jobs of these queues in one of these states, read through pg-boss's API. Its filter finds queued
+ * jobs (created or retry) only; active ones take reading the whole queue, which is cheap at test sizes,
+ * so that is done only once nothing is queued. Name queues upstream first (process-event before
+ * reconcile-payment): a job's follow-ups are enqueued before it finishes, so none is missed.
+ */
+export async function unfinishedJobs(t: TestApp, names: string[], states = UNFINISHED) {
+  for (const name of names) {
+    const queued = await t.boss.findJobs(name, { queued: true, limit: 100_000 });
+    const found = queued.filter((job) => states.includes(job.state));
+    if (found.length > 0) return found;
+  }
+  if (!states.includes('active')) return [];
+  for (const name of names) {
+    const found = (await t.boss.findJobs(name, { limit: 100_000 })).filter((job) =>
+      states.includes(job.state),
+    );
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** Waits until no job of these queues (named upstream first) is created, retrying or active. */
+export async function waitForJobs(t: TestApp, names: string[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const unfinished = await unfinishedJobs(t, names);
+    if (unfinished.length === 0) return;
+    if (Date.now() > deadline) {
+      const detail = unfinished.map((job) => ({ name: job.name, state: job.state, output: job.output }));
+      throw new Error(`jobs did not finish: ${JSON.stringify(detail)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Waits until the worker has taken every stored delivery (jobs retrying an already failed one aside). */
 export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await t.pool.query(
-      `select (select count(*) from events where status = 'received')::int as waiting,
-              (select count(*) from pgboss.job where name = 'process-event' and state in ('created', 'active'))::int as jobs`,
-    );
-    if (rows[0].waiting === 0 && rows[0].jobs === 0) return;
+    const { rows } = await t.pool.query(`select count(*)::int as n from events where status = 'received'`);
+    const jobs = await unfinishedJobs(t, ['process-event'], ['created', 'active']);
+    if (rows[0].n === 0 && jobs.length === 0) return;
     if (Date.now() > deadline) {
-      const detail = await t.pool.query(
-        `select j.state, j.output, e.status, e.error from pgboss.job j left join events e on e.id = (j.data->>'id')::bigint
-          where j.name = 'process-event' and (j.state in ('created', 'active') or e.status = 'received')`,
-      );
-      throw new Error(`worker did not drain: ${JSON.stringify(detail.rows)}`);
+      const events = await t.pool.query(`select id, error from events where status = 'received' limit 20`);
+      const detail = jobs.map((job) => ({ state: job.state, data: job.data, output: job.output }));
+      throw new Error(`worker did not drain: ${JSON.stringify({ events: events.rows, jobs: detail })}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -49,14 +85,5 @@ export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
 /** Waits until processing and the reconciliations it queued are done. */
 export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
   await drain(t, timeoutMs);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await t.pool.query(
-      `select count(*)::int as n from pgboss.job
-        where name in ('process-event', 'reconcile-payment') and state in ('created', 'retry', 'active')`,
-    );
-    if (rows[0].n === 0) return;
-    if (Date.now() > deadline) throw new Error('reconciliation did not settle');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForJobs(t, ['process-event', 'reconcile-payment'], timeoutMs);
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import request from 'supertest';
 import { expect } from 'vitest';
 import { API_TOKEN, startTestApp } from './app.ts';
-import { deliver, drain } from './fixtures.ts';
+import { deliver, drain, waitForJobs } from './fixtures.ts';
 import { startSimulator } from './simulator.ts';
 
 const DIR = new URL('../fixtures/generated/observed/', import.meta.url);
@@ -62,16 +62,7 @@ export async function startObservedApp() {
   async function runJob(name: string, payload: object = {}) {
     const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
     expect(response.status).toBe(202);
-    for (let tries = 0; tries < 400; tries++) {
-      const { rows } = await t.pool.query(
-        `select count(*)::int as n from pgboss.job
-          where name in ($1, 'reconcile-payment', 'process-event') and state in ('created', 'retry', 'active')`,
-        [name],
-      );
-      if (rows[0].n === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`${name} did not finish`);
+    await waitForJobs(t, [name, 'process-event', 'reconcile-payment']);
   }
 
   await deliver(

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../src/db/pool.ts';
-import { PROJECTION_TABLES } from '../../src/db/resetProjections.ts';
+import { PROJECTION_TABLES } from '../../src/projection/eventQueries.ts';
 
 /**
  * Every projection row as JSON, sorted. `withRowIds: false` drops the delivery row ids, which differ

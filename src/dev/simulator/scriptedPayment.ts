@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { expectedProcessingType, isEffectiveAt } from '../../domain/feeSelection.ts';
-import { sign } from '../../webhooks/signature.ts';
+import { sign } from '../../ingest/signature.ts';
+import { describeIssues } from '../../issues.ts';
 import {
   type FeeConfigurationStore,
   type SimulatedConfiguration,
@@ -29,7 +30,7 @@ const id = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
 export async function sendScriptedPayment(store: FeeConfigurationStore, body: unknown, now: Date) {
   const parsed = scriptSchema.safeParse(body);
   if (!parsed.success)
-    throw new SimulatorError(422, 'invalid_parameter', parsed.error.issues[0]?.message ?? 'invalid');
+    throw new SimulatorError(422, 'invalid_parameter', describeIssues(parsed.error, 'body'));
   const script = parsed.data;
   const configurations = store.all().filter((c) => c.account_id === script.account_id);
   const windows = configurations.map((c) => ({

@@ -1,0 +1,17 @@
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { Boss } from '../queue/boss.ts';
+import type { JobDefinition } from '../queue/job.ts';
+import type { Metrics } from './metrics.ts';
+
+/** What the Express app and its routes are built from: no ports, no globals. */
+export type AppDeps = {
+  config: Config;
+  pool: Pool;
+  boss: Boss;
+  log: Logger;
+  metrics: Metrics;
+  jobs: readonly JobDefinition[];
+  now: () => Date;
+};

@@ -1,0 +1,36 @@
+import express, { type Router } from 'express';
+import type { AppDeps } from '../deps.ts';
+import {
+  countEventsByStatus,
+  countQueuedJobs,
+  summarizeFeeChecks,
+  summarizeUnknownValues,
+} from '../queries.ts';
+import { single } from './envelope.ts';
+
+export function statusRoutes(deps: AppDeps): Router {
+  const router = express.Router();
+  router.get('/status', async (_req, res) => {
+    const [events, queued, fees, unknownValues] = await Promise.all([
+      countEventsByStatus(deps.pool),
+      countQueuedJobs(deps.boss),
+      summarizeFeeChecks(deps.pool),
+      summarizeUnknownValues(deps.pool),
+    ]);
+    res.json(
+      single('status', null, {
+        unprocessed_events: events.received,
+        queued_jobs: [...queued.values()].reduce((sum, count) => sum + count, 0),
+        quarantined_events: events.quarantined,
+        failed_events: events.failed,
+        conflicting_events: events.conflicts,
+        last_fee_sync_at: fees.lastFeeSyncAt,
+        unverified_fee_payments: fees.unverifiedPayments,
+        overridden_fees: fees.overriddenFees,
+        // Values the seed does not name, per field, with how many deliveries carried each.
+        unknown_values: unknownValues,
+      }),
+    );
+  });
+  return router;
+}

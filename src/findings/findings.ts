@@ -1,0 +1,47 @@
+export type Severity = 'info' | 'warning' | 'error';
+
+/**
+ * Exactly the codes of DESIGN.md's Finding table (a contract): a code is added there first. `event_missed`
+ * is in the contract before anything produces it. The ingest stage writes `event_quarantined` and
+ * `event_id_conflict` from SQL, outside this type's reach.
+ */
+export type FindingCode =
+  | 'fee_total_mismatch'
+  | 'fee_amount_mismatch'
+  | 'fee_configuration_unknown'
+  | 'fee_configuration_not_effective'
+  | 'fee_configuration_not_applicable'
+  | 'platform_fee_missing'
+  | 'refund_exceeds_payment'
+  | 'returned_fee_unknown'
+  | 'returned_fee_original_mismatch'
+  | 'returned_fee_exceeds_remaining'
+  | 'returned_fee_remaining_mismatch'
+  | 'fee_remaining_mismatch'
+  | 'checkout_fee_mismatch'
+  | 'ach_return'
+  | 'capture_expiring'
+  | 'capture_expired'
+  | 'forwarding_outcome_conflict'
+  | 'fee_configuration_chain_broken'
+  | 'fee_configuration_history_rewritten'
+  | 'base_fee_configuration_missing'
+  | 'event_quarantined'
+  | 'event_id_conflict'
+  | 'event_missed'
+  | 'dispute_open'
+  | 'dispute_lost';
+
+/** A finding as a reconciliation rule reports it, before the store gives it an id and a lifecycle. */
+export type FindingDraft = {
+  code: FindingCode;
+  severity: Severity;
+  subjectType: string;
+  subjectId: string;
+  expected: unknown;
+  actual: unknown;
+  details: Record<string, unknown>;
+  /** Set when findings of one run belong to different accounts (else the run's account is used). */
+  accountId?: string;
+  currency?: string;
+};

@@ -1,0 +1,121 @@
+import type { Queryable } from '../db/pool.ts';
+import type { FindingCode, FindingDraft } from './findings.ts';
+
+export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
+
+/** Opens each finding, or refreshes the open one of the same (code, subject): never a duplicate. */
+export async function upsertFindings(
+  db: Queryable,
+  context: FindingContext,
+  findings: FindingDraft[],
+): Promise<void> {
+  if (findings.length === 0) return;
+  await db.query(
+    `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, details,
+                           scope, first_seen_at, last_seen_at)
+     select f.code, f.severity, f."subjectType", f."subjectId", coalesce(f."accountId", $2::text),
+            coalesce(f.currency, $3::text), f.expected, f.actual, f.details,
+            $4::text, $5::timestamptz, $5::timestamptz
+       from jsonb_to_recordset($1::jsonb)
+            as f(code text, severity text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb, details jsonb,
+                 "accountId" text, currency text)
+     on conflict (code, subject_type, subject_id) where status = 'open' do update set
+       severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
+       details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
+       scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
+    [JSON.stringify(findings), context.accountId, context.currency, context.scope, context.now],
+  );
+}
+
+/** Resolves the open findings of a scope that its latest run no longer reports: the data now agrees. */
+export async function resolveFindings(db: Queryable, scope: string, stillOpen: FindingDraft[], now: Date) {
+  await db.query(
+    `update findings set status = 'resolved', resolved_at = $3::timestamptz
+      where scope = $1::text and status = 'open'
+        and (code, subject_type, subject_id) not in (
+          select f.code, f."subjectType", f."subjectId"
+            from jsonb_to_recordset($2::jsonb) as f(code text, "subjectType" text, "subjectId" text))`,
+    [scope, JSON.stringify(stillOpen), now],
+  );
+}
+
+export type FindingFilter = { code?: string; status?: string; subjectId?: string; paymentId?: string };
+export type Page = { limit: number; afterId: number | null; beforeId: number | null };
+
+export type FindingRow = Record<string, unknown> & { id: number };
+
+const COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected, actual,
+                 details, first_seen_at, last_seen_at, resolved_at`;
+
+/**
+ * Findings newest first, filtered, one page plus one row (so the caller knows if there is more).
+ * `paymentId` matches findings about the payment or anything of it (fees, refunds, returned fees).
+ */
+export async function listFindings(db: Queryable, filter: FindingFilter, page: Page): Promise<FindingRow[]> {
+  const backwards = page.beforeId !== null;
+  const { rows } = await db.query<FindingRow>(
+    `select ${COLUMNS} from findings
+      where ($1::text is null or code = $1::text)
+        and ($2::text is null or status = $2::text)
+        and ($3::text is null or subject_id = $3::text)
+        and ($4::text is null or subject_id = $4::text or details->>'payment_id' = $4::text)
+        and ($5::bigint is null or id < $5::bigint)
+        and ($6::bigint is null or id > $6::bigint)
+      order by id ${backwards ? 'asc' : 'desc'}
+      limit $7::int`,
+    [
+      filter.code ?? null,
+      filter.status ?? null,
+      filter.subjectId ?? null,
+      filter.paymentId ?? null,
+      page.afterId,
+      page.beforeId,
+      page.limit + 1,
+    ],
+  );
+  return rows;
+}
+
+export type AchReturnFilter = { code?: string; category?: string; late?: boolean; accountId?: string };
+
+/** ACH returns (the `ach_return` findings) newest first, filtered, one page plus one row. */
+export async function listAchReturns(db: Queryable, filter: AchReturnFilter, page: Page) {
+  const backwards = page.beforeId !== null;
+  const { rows } = await db.query<Record<string, unknown> & { id: number }>(
+    `select id, subject_id as payment_id, account_id, currency, details->>'code' as code,
+            details->>'category' as category, (details->>'retryable')::boolean as retryable,
+            (details->>'known')::boolean as known, (details->>'late')::boolean as late,
+            (details->>'amount')::bigint as amount, details->>'meaning' as meaning,
+            details->>'error_code' as error_code, details->>'description' as description,
+            details->>'succeeded_at' as succeeded_at, details->>'failed_at' as failed_at,
+            status, first_seen_at
+       from findings
+      where code = 'ach_return'
+        and ($1::text is null or upper(details->>'code') = upper($1::text))
+        and ($2::text is null or details->>'category' = $2::text)
+        and ($3::boolean is null or (details->>'late')::boolean = $3::boolean)
+        and ($4::text is null or account_id = $4::text)
+        and ($5::bigint is null or id < $5::bigint) and ($6::bigint is null or id > $6::bigint)
+      order by id ${backwards ? 'asc' : 'desc'}
+      limit $7::int`,
+    [
+      filter.code ?? null,
+      filter.category ?? null,
+      filter.late ?? null,
+      filter.accountId ?? null,
+      page.afterId,
+      page.beforeId,
+      page.limit + 1,
+    ],
+  );
+  return rows;
+}
+
+/** Subjects of the open findings of one code, e.g. the broken `account:fee_type` chains. */
+export async function listOpenFindingSubjects(db: Queryable, code: FindingCode): Promise<Set<string>> {
+  const { rows } = await db.query<{ subject_id: string }>(
+    `select subject_id from findings where code = $1::text and status = 'open'`,
+    [code],
+  );
+  return new Set(rows.map((row) => row.subject_id));
+}

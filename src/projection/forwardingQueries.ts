@@ -1,0 +1,119 @@
+import type { Queryable } from '../db/pool.ts';
+import { type ColumnTypes, columnList, recordDefinition } from './columnTypes.ts';
+import { newerWinsUpsert } from './newerWins.ts';
+
+export type ForwardingRequestRow = {
+  id: string;
+  account_id: string;
+  account_type: string;
+  payment_method_id: string | null;
+  url: string | null;
+  http_method: string | null;
+  provider: string | null;
+  status: string;
+  status_rank: number;
+  status_updated_at: Date;
+  status_event_row_id: number;
+  failure_reason: string | null;
+  response_status_code: number | null;
+  response_time_ms: number | null;
+  attempted_at: Date | null;
+  created_at: Date | null;
+  updated_at: Date;
+  event_row_id: number;
+  snapshot: unknown;
+};
+
+const FORWARDING_REQUEST_COLUMNS: ColumnTypes<ForwardingRequestRow> = {
+  id: 'text',
+  account_id: 'text',
+  account_type: 'text',
+  payment_method_id: 'text',
+  url: 'text',
+  http_method: 'text',
+  provider: 'text',
+  status: 'text',
+  status_rank: 'integer',
+  status_updated_at: 'timestamptz',
+  status_event_row_id: 'bigint',
+  failure_reason: 'text',
+  response_status_code: 'integer',
+  response_time_ms: 'integer',
+  attempted_at: 'timestamptz',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+  event_row_id: 'bigint',
+  snapshot: 'jsonb',
+};
+
+const UPSERT_FORWARDING_REQUEST_SQL = newerWinsUpsert('forwarding_requests', FORWARDING_REQUEST_COLUMNS, {
+  groups: [
+    {
+      key: ['updated_at', 'event_row_id'],
+      columns: [
+        'account_id',
+        'account_type',
+        'payment_method_id',
+        'url',
+        'http_method',
+        'provider',
+        'attempted_at',
+        'created_at',
+        'snapshot',
+      ],
+    },
+    {
+      key: ['status_rank', 'status_updated_at', 'status_event_row_id'],
+      columns: ['status', 'failure_reason', 'response_status_code', 'response_time_ms'],
+    },
+  ],
+});
+
+/** Upserts a forwarding request snapshot. */
+export async function upsertForwardingRequest(db: Queryable, row: ForwardingRequestRow): Promise<void> {
+  await db.query(UPSERT_FORWARDING_REQUEST_SQL, [row]);
+}
+
+/** One terminal outcome event of a forwarding request, keyed by the event that reported it. */
+export type ForwardingOutcomeRow = {
+  event_row_id: number;
+  forwarding_request_id: string;
+  status: 'completed' | 'failed';
+  failure_reason: string | null;
+  response_status_code: number | null;
+  url: string | null;
+};
+
+const FORWARDING_OUTCOME_COLUMNS: ColumnTypes<ForwardingOutcomeRow> = {
+  event_row_id: 'bigint',
+  forwarding_request_id: 'text',
+  status: 'text',
+  failure_reason: 'text',
+  response_status_code: 'integer',
+  url: 'text',
+};
+
+const INSERT_FORWARDING_OUTCOME_SQL = `insert into forwarding_outcomes (${columnList(FORWARDING_OUTCOME_COLUMNS)})
+     select ${columnList(FORWARDING_OUTCOME_COLUMNS)}
+       from jsonb_to_record($1::jsonb) as r(${recordDefinition(FORWARDING_OUTCOME_COLUMNS)})
+     on conflict (event_row_id) do nothing`;
+
+/** Records one terminal outcome event of a forwarding request; the same event twice is stored once. */
+export async function insertForwardingOutcome(db: Queryable, row: ForwardingOutcomeRow): Promise<void> {
+  await db.query(INSERT_FORWARDING_OUTCOME_SQL, [row]);
+}
+
+type RecordedForwardingOutcome = Omit<ForwardingOutcomeRow, 'forwarding_request_id' | 'url'>;
+
+/** The outcomes recorded for a request, in the order their events were stored. */
+export async function listForwardingOutcomes(
+  db: Queryable,
+  requestId: string,
+): Promise<RecordedForwardingOutcome[]> {
+  const { rows } = await db.query<RecordedForwardingOutcome>(
+    `select event_row_id, status, failure_reason, response_status_code
+       from forwarding_outcomes where forwarding_request_id = $1::text order by event_row_id`,
+    [requestId],
+  );
+  return rows;
+}

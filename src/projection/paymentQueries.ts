@@ -1,0 +1,172 @@
+import type { Queryable } from '../db/pool.ts';
+import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
+import { newerWinsUpsert } from './newerWins.ts';
+import type { MethodKind } from './paymentSnapshot.ts';
+
+export type PaymentRow = {
+  id: string;
+  account_id: string;
+  account_type: string;
+  amount: number;
+  currency: string;
+  status: string | null;
+  status_terminal: boolean;
+  status_updated_at: Date | '-infinity';
+  status_event_row_id: number;
+  capture_strategy: string | null;
+  captured: boolean | null;
+  payment_mode: string | null;
+  method_kind: MethodKind | null;
+  card_brand: string | null;
+  expedited: boolean;
+  fee_amount: number | null;
+  application_fee_amount: number | null;
+  amount_refunded: number | null;
+  returned: boolean | null;
+  amount_returned: number | null;
+  error_code: string | null;
+  error_description: string | null;
+  checkout_id: string | null;
+  payment_method_id: string | null;
+  created_at: Date | null;
+  updated_at: Date;
+  event_row_id: number;
+  authorized_at: Date | null;
+  captured_at: Date | null;
+  succeeded_at: Date | null;
+  failed_at: Date | null;
+  canceled_at: Date | null;
+  fees_updated_at: Date | '-infinity';
+  fees_event_row_id: number;
+  snapshot: unknown;
+};
+
+const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
+  id: 'text',
+  account_id: 'text',
+  account_type: 'text',
+  amount: 'bigint',
+  currency: 'text',
+  status: 'text',
+  status_terminal: 'boolean',
+  status_updated_at: 'timestamptz',
+  status_event_row_id: 'bigint',
+  capture_strategy: 'text',
+  captured: 'boolean',
+  payment_mode: 'text',
+  method_kind: 'text',
+  card_brand: 'text',
+  expedited: 'boolean',
+  fee_amount: 'bigint',
+  application_fee_amount: 'bigint',
+  amount_refunded: 'bigint',
+  returned: 'boolean',
+  amount_returned: 'bigint',
+  error_code: 'text',
+  error_description: 'text',
+  checkout_id: 'text',
+  payment_method_id: 'text',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+  event_row_id: 'bigint',
+  authorized_at: 'timestamptz',
+  captured_at: 'timestamptz',
+  succeeded_at: 'timestamptz',
+  failed_at: 'timestamptz',
+  canceled_at: 'timestamptz',
+  fees_updated_at: 'timestamptz',
+  fees_event_row_id: 'bigint',
+  snapshot: 'jsonb',
+};
+
+const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
+  groups: [
+    {
+      key: ['updated_at', 'event_row_id'],
+      columns: [
+        'account_id',
+        'account_type',
+        'amount',
+        'currency',
+        'capture_strategy',
+        'captured',
+        'payment_mode',
+        'method_kind',
+        'card_brand',
+        'expedited',
+        'fee_amount',
+        'application_fee_amount',
+        'amount_refunded',
+        'returned',
+        'amount_returned',
+        'error_code',
+        'error_description',
+        'checkout_id',
+        'payment_method_id',
+        'created_at',
+        'snapshot',
+      ],
+    },
+    { key: ['status_terminal', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },
+    { key: ['fees_updated_at', 'fees_event_row_id'], columns: [] },
+  ],
+  earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
+})}
+  returning event_row_id = $2::bigint as current, fees_event_row_id = $2::bigint as fees_current`;
+
+/**
+ * Upserts a payment snapshot; `current` / `feesCurrent` say whether this
+ * snapshot (its fields / its fee list) is now the one shown.
+ */
+export async function upsertPayment(
+  db: Queryable,
+  row: PaymentRow,
+): Promise<{ current: boolean; feesCurrent: boolean }> {
+  const { rows } = await db.query<{ current: boolean; fees_current: boolean }>(UPSERT_PAYMENT_SQL, [
+    row,
+    row.event_row_id,
+  ]);
+  return { current: rows[0]?.current ?? false, feesCurrent: rows[0]?.fees_current ?? false };
+}
+
+export type PaymentFeeRow = {
+  id: string;
+  payment_id: string;
+  type: string;
+  amount: number;
+  remaining_amount: number | null;
+  currency: string;
+  source_configuration_id: string | null;
+  source_fee_type: string | null;
+  /** `updated_at` of the payment snapshot the fee came from. */
+  snapshot_updated_at: Date;
+};
+
+const PAYMENT_FEE_COLUMNS: ColumnTypes<PaymentFeeRow> = {
+  id: 'text',
+  payment_id: 'text',
+  type: 'text',
+  amount: 'bigint',
+  remaining_amount: 'bigint',
+  currency: 'text',
+  source_configuration_id: 'text',
+  source_fee_type: 'text',
+  snapshot_updated_at: 'timestamptz',
+};
+
+const paymentFeeColumns = columnList(PAYMENT_FEE_COLUMNS);
+
+const REPLACE_PAYMENT_FEES_SQL = `with incoming as (
+       select * from jsonb_to_recordset($2::jsonb) as r(${recordDefinition(PAYMENT_FEE_COLUMNS)})
+     ), removed as (
+       delete from payment_fees where payment_id = $1::text and id not in (select id from incoming)
+     )
+     insert into payment_fees (${paymentFeeColumns})
+     select ${paymentFeeColumns} from incoming
+     on conflict (id) do update set ${setFromExcluded(PAYMENT_FEE_COLUMNS)}`;
+
+/** Makes a payment's fee rows exactly those of its newest snapshot (fees arrive asynchronously). */
+export async function replacePaymentFees(db: Queryable, paymentId: string, fees: PaymentFeeRow[]) {
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  await db.query(REPLACE_PAYMENT_FEES_SQL, [paymentId, JSON.stringify(fees)]);
+}

@@ -1,0 +1,116 @@
+import { ZodError } from 'zod';
+import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
+import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
+import { describeIssues } from '../issues.ts';
+import type { Boss } from '../queue/boss.ts';
+import { enqueue } from '../queue/queues.ts';
+import { familyOf } from './eventFamilies.ts';
+import {
+  countUnknownValues,
+  type EventToProcess,
+  findEventsToProcess,
+  findEventToProcess,
+  markEventFailed,
+  markEventsProcessed,
+} from './eventQueries.ts';
+import { projectEvent } from './projectEvent.ts';
+import { unknownValuesOf } from './unknownValues.ts';
+
+export type ProcessingContext = { pool: Pool; boss: Boss };
+
+// Reconciliation follows every projection change, enqueued in the same transaction so none is lost.
+// The queue is stately, keyed by payment: a payment already waiting is not queued twice.
+async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
+  await enqueue(
+    { boss, client },
+    'reconcile-payment',
+    [...new Set(paymentIds)].map((paymentId) => ({ payment_id: paymentId })),
+  );
+}
+
+// Counted in the same transaction as the projection, so a retried batch never counts twice.
+const unknownValuesIn = (events: EventToProcess[]) =>
+  events.flatMap((event) =>
+    unknownValuesOf(event.event_name, familyOf(event.event_name, event.body.data), event.body.data).map(
+      (value) => ({ ...value, receivedAt: event.received_at }),
+    ),
+  );
+
+const needsProcessing = (event: EventToProcess) =>
+  event.status !== 'processed' && event.status !== 'quarantined';
+
+const toProject = (event: EventToProcess) => ({
+  rowId: event.id,
+  eventName: event.event_name,
+  accountId: event.account_id,
+  accountType: event.account_type,
+  receivedAt: event.received_at,
+  data: event.body.data,
+});
+
+/**
+ * Projects one stored delivery and marks it processed, in one transaction. A delivery that cannot be
+ * projected is marked failed with the reason, and the error is rethrown so its job is retried.
+ */
+export async function processStoredEvent({ pool, boss }: ProcessingContext, id: number): Promise<void> {
+  const event = await findEventToProcess(pool, id);
+  if (!event || !needsProcessing(event)) return;
+  try {
+    await withTransaction(pool, async (client) => {
+      const paymentIds = await projectEvent(client, toProject(event));
+      await countUnknownValues(client, unknownValuesIn([event]));
+      await markEventsProcessed(client, [event.id]);
+      await enqueueReconciliations(client, boss, paymentIds);
+    });
+  } catch (err) {
+    await markEventFailed(pool, event.id, describe(err));
+    throw err;
+  }
+}
+
+/**
+ * Projects a batch of deliveries in one transaction, which is what makes the worker fast. If any of them
+ * fails, the batch is rolled back and each delivery is processed on its own, so one bad delivery never
+ * fails its neighbours. Returns the error of each delivery that failed.
+ */
+export async function processStoredEvents(
+  context: ProcessingContext,
+  ids: number[],
+): Promise<Map<number, unknown>> {
+  const { pool, boss } = context;
+  const events = (await findEventsToProcess(pool, ids)).filter(needsProcessing);
+  // Touching subjects in one order keeps concurrent batches from deadlocking on shared rows.
+  events.sort((a, b) => subjectOf(a).localeCompare(subjectOf(b)) || a.id - b.id);
+  const failures = new Map<number, unknown>();
+  try {
+    await withTransaction(pool, async (client) => {
+      const paymentIds: string[] = [];
+      for (const event of events) paymentIds.push(...(await projectEvent(client, toProject(event))));
+      await countUnknownValues(client, unknownValuesIn(events));
+      await markEventsProcessed(
+        client,
+        events.map((event) => event.id),
+      );
+      await enqueueReconciliations(client, boss, paymentIds);
+    });
+  } catch {
+    for (const event of events) {
+      await processStoredEvent(context, event.id).catch((err: unknown) => failures.set(event.id, err));
+    }
+  }
+  return failures;
+}
+
+function subjectOf(event: EventToProcess): string {
+  const data = event.body.data;
+  const id = data.payment_id ?? data.checkout_id ?? data.id;
+  return typeof id === 'string' ? id : '';
+}
+
+// Schema problems name the field, never its value; anything else is passed through the card redactor.
+function describe(err: unknown): string {
+  if (err instanceof ZodError) {
+    return `invalid data: ${describeIssues(err, 'data')}`;
+  }
+  return redactCardNumbersInText(err instanceof Error ? err.message : String(err));
+}

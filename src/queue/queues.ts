@@ -1,0 +1,161 @@
+import { PgBoss, type Queue } from 'pg-boss';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Queryable } from '../db/pool.ts';
+import { type Boss, inTransaction } from './boss.ts';
+
+/** A config field holding a cron expression (UTC). */
+type ScheduleSetting = Extract<keyof Config, `SCHEDULE_${string}`>;
+
+type PayloadSchema = z.ZodType<Record<string, unknown>>;
+
+/** The payload the clock and POST /api/jobs/:name send when given none. */
+type EmptyPayload = Record<string, never>;
+
+/**
+ * One pg-boss queue. Senders and the handler in `jobs/<name>.ts` both parse payloads with its schema.
+ * Only a queue whose payload may be empty can be scheduled.
+ */
+export type QueueDefinition<Schema extends PayloadSchema = PayloadSchema> = {
+  payloadSchema: Schema;
+  /** pg-boss queue options: retries, back-off, expiry, policy. */
+  queue: Omit<Queue, 'name'>;
+  /** Each job's singleton key: on a `stately` queue, at most one queued and one running per key. */
+  singletonKey?: (payload: z.output<Schema>) => string;
+} & (EmptyPayload extends z.input<Schema>
+  ? {
+      /** Startable with an empty payload: by POST /api/jobs/:name, and by the clock if it has a cron setting. */
+      scheduled?: boolean;
+      cronSetting?: ScheduleSetting;
+    }
+  : { scheduled?: false; cronSetting?: never });
+
+// Only gives `singletonKey` its payload type; the definition is returned as it is.
+function defineQueue<Schema extends PayloadSchema>(
+  definition: QueueDefinition<Schema>,
+): QueueDefinition<Schema> {
+  return definition;
+}
+
+/**
+ * Every queue Tally runs, upstream first. The clock lists its schedules in this order. `jobs/index.ts`
+ * must wire a handler to each (a missing one is a type error there).
+ */
+export const queues = {
+  /** A stored delivery to project. */
+  'process-event': defineQueue({
+    payloadSchema: z.object({ id: z.number().int().positive() }),
+    // A batch takes well under a second; one running a minute belongs to a worker that died, and is retried.
+    queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60 },
+  }),
+  /** A payment to reconcile after any change to it or its refunds, and in bulk after each fee sync. */
+  'reconcile-payment': defineQueue({
+    payloadSchema: z.object({ payment_id: z.string().min(1) }),
+    queue: { policy: 'stately', retryLimit: 5, retryDelay: 5, retryBackoff: true, retryDelayMax: 600 },
+    // A payment already waiting is not queued twice.
+    singletonKey: (payload) => payload.payment_id,
+  }),
+  /** Uncaptured manual authorizations near or past their expiry. */
+  'capture-expiry-scan': defineQueue({
+    payloadSchema: z.object({}),
+    queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_CAPTURE_EXPIRY_SCAN',
+  }),
+  /** An alert to deliver; a failing endpoint is retried on this queue only, so it holds up no other work. */
+  'send-alert': defineQueue({
+    payloadSchema: z.object({ alert_id: z.number().int().positive() }),
+    queue: { retryLimit: 8, retryDelay: 10, retryBackoff: true, retryDelayMax: 1800 },
+  }),
+  /** Every account seen in events, or the one named. */
+  'fee-configuration-sync': defineQueue({
+    payloadSchema: z.object({ account_id: z.string().min(1).optional() }),
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_FEE_CONFIGURATION_SYNC',
+  }),
+  /** Sent at the end of each full fee sync, so it has no schedule of its own. */
+  'fee-configuration-report': defineQueue({
+    payloadSchema: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
+    scheduled: true,
+  }),
+  /** The UTC day to report: the day before, unless one is named. */
+  'daily-report': defineQueue({
+    payloadSchema: z.object({ date: z.iso.date().optional() }),
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_DAILY_REPORT',
+  }),
+};
+
+export type QueueName = keyof typeof queues;
+
+export const queueNames = Object.keys(queues) as QueueName[];
+
+/** What a sender passes, per queue (graphile-worker types its tasks' payloads in one such map). */
+export type SentPayloads = { [Name in QueueName]: z.input<(typeof queues)[Name]['payloadSchema']> };
+
+/** What a handler receives, per queue: the payload as its schema parsed it. */
+export type Payloads = { [Name in QueueName]: z.output<(typeof queues)[Name]['payloadSchema']> };
+
+/** The queues an empty payload can start: the clock's and POST /api/jobs/:name's. */
+export type StartableQueueName = {
+  [Name in QueueName]: EmptyPayload extends SentPayloads[Name] ? Name : never;
+}[QueueName];
+
+/** Where jobs are written: through pg-boss's own pool, or in the caller's transaction (they commit with it). */
+export type QueueDb = Boss | { boss: Boss; client: Queryable };
+
+export type EnqueueOptions = {
+  /** Overrides the queue's own key, for every job sent: the clock's `<queue>:<minute>`. */
+  singletonKey?: string;
+  /** With a singleton key: one job per key within each slot of this many seconds. */
+  singletonSeconds?: number;
+};
+
+/**
+ * Sends one job per payload, each parsed with the queue's schema first (a bad payload throws, and a
+ * caller's transaction rolls back). Returns the ids of the jobs created; a job whose singleton key is
+ * already taken is not created.
+ */
+export function enqueue<Name extends QueueName>(
+  db: QueueDb,
+  name: Name,
+  payloads: readonly SentPayloads[Name][],
+  options: EnqueueOptions = {},
+): Promise<string[]> {
+  // Widened for the untyped core: each entry's key function only ever sees what its own schema parsed.
+  const queue = { name, ...queues[name] } as NamedQueue<unknown>;
+  return enqueueTo(db, queue, payloads, options);
+}
+
+type NamedQueue<Payload> = {
+  name: string;
+  payloadSchema: z.ZodType<Payload>;
+  singletonKey?: (payload: Payload) => string;
+};
+
+/** `enqueue` for a queue known only at run time (POST /api/jobs/:name): the same parse, untyped. */
+export async function enqueueTo<Payload>(
+  db: QueueDb,
+  queue: NamedQueue<Payload>,
+  payloads: readonly unknown[],
+  options: EnqueueOptions = {},
+): Promise<string[]> {
+  if (payloads.length === 0) return [];
+  const jobs = payloads.map((payload) => {
+    const data = queue.payloadSchema.parse(payload);
+    // pg-boss keeps a payload as a jsonb object; only a schema outside the registry could yield another.
+    if (typeof data !== 'object' || data === null)
+      throw new TypeError(`${queue.name}: payload is not an object`);
+    const singletonKey = options.singletonKey ?? queue.singletonKey?.(data);
+    return { data, singletonKey, singletonSeconds: options.singletonSeconds };
+  });
+  const [boss, client] = db instanceof PgBoss ? [db, null] : [db.boss, db.client];
+  const ids = await boss.insert(queue.name, jobs, {
+    ...(client ? { db: inTransaction(client) } : {}),
+    returnId: true,
+  });
+  return ids ?? [];
+}

@@ -1,0 +1,35 @@
+import type { FindingDraft } from '../findings/findings.ts';
+import type { DisputeRow } from './queries.ts';
+
+// `forfeited` is a loss the merchant chose; the money is gone all the same.
+const LOST = new Set(['lost', 'forfeited']);
+const OPEN = new Set(['needs_response', 'under_review']);
+
+/** `dispute_open` while the merchant must act or the network decides; `dispute_lost` once the money is gone. */
+export function disputeFindings(dispute: DisputeRow): FindingDraft[] {
+  const base = {
+    subjectType: 'dispute',
+    subjectId: dispute.id,
+    accountId: dispute.accountId,
+    ...(dispute.currency ? { currency: dispute.currency } : {}),
+    expected: null,
+    actual: dispute.amount,
+  };
+  const details = {
+    payment_id: dispute.paymentId,
+    amount: dispute.amount,
+    reason: dispute.reason,
+    due_date: dispute.dueDate,
+    status: dispute.status,
+  };
+  if (dispute.status !== null && OPEN.has(dispute.status))
+    return [{ code: 'dispute_open', severity: 'warning', ...base, details }];
+  if (dispute.status !== null && LOST.has(dispute.status))
+    return [{ code: 'dispute_lost', severity: 'error', ...base, details }];
+  return [];
+}
+
+/** `dispute_open` and `dispute_lost` for each dispute of the payment, known or not yet. */
+export function checkDisputes({ disputes }: { disputes: DisputeRow[] }): FindingDraft[] {
+  return disputes.flatMap(disputeFindings);
+}

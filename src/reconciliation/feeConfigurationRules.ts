@@ -1,0 +1,116 @@
+import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
+import { calculateFee } from '../domain/feeFormula.ts';
+import { expectedProcessingType, isEffectiveAt } from '../domain/feeSelection.ts';
+import type { FindingDraft } from '../findings/findings.ts';
+import type { PaymentFacts, PaymentFeeRow, PaymentRow } from './queries.ts';
+
+/**
+ * The sub account's configurations when fees can be checked against them: they have been synced, the
+ * payment's creation time is known, and its payment mode has fee configuration types of its own.
+ */
+export function checkableConfigurations(facts: PaymentFacts): FeeConfiguration[] | null {
+  const { payment, configurations } = facts;
+  if (configurations === null || payment.createdAt === null || payment.methodKind === 'other') return null;
+  return configurations;
+}
+
+/** A configuration as finding details show it. */
+export function describeConfiguration(configuration: FeeConfiguration) {
+  return {
+    id: configuration.id,
+    fee_type: configuration.feeType,
+    variable_rate: configuration.variableRate,
+    transaction_fee_cents: configuration.transactionFeeCents,
+    fee_cap_cents: configuration.feeCapCents,
+    effective_start: configuration.effectiveStart,
+    effective_end: configuration.effectiveEnd,
+  };
+}
+
+/**
+ * Each fee priced by a configuration (`source_configuration_id`) against that configuration: it must be
+ * in the synced history, effective when the payment was created, the type the seed's selection rules pick,
+ * and priced by the seed's formula. Explicit fees (no source) are overrides, not checked.
+ */
+export function checkFeeConfigurations(facts: PaymentFacts): FindingDraft[] {
+  const configurations = checkableConfigurations(facts);
+  const createdAt = facts.payment.createdAt;
+  if (configurations === null || createdAt === null) return [];
+  return facts.fees
+    .filter((fee) => fee.sourceConfigurationId !== null)
+    .flatMap((fee) => checkFee(facts.payment, fee, configurations, createdAt));
+}
+
+function checkFee(
+  payment: PaymentRow,
+  fee: PaymentFeeRow,
+  configurations: FeeConfiguration[],
+  createdAt: Date,
+): FindingDraft[] {
+  const subject = { subjectType: 'payment_fee', subjectId: fee.id };
+  const configuration = configurations.find((c) => c.id === fee.sourceConfigurationId);
+  if (!configuration) {
+    return [
+      {
+        code: 'fee_configuration_unknown',
+        severity: 'warning',
+        ...subject,
+        expected: null,
+        actual: fee.sourceConfigurationId,
+        details: {
+          payment_id: payment.id,
+          source_configuration_id: fee.sourceConfigurationId,
+          source_fee_type: fee.sourceFeeType,
+        },
+      },
+    ];
+  }
+  const findings: FindingDraft[] = [];
+  const described = describeConfiguration(configuration);
+  if (!isEffectiveAt(configuration, createdAt)) {
+    findings.push({
+      code: 'fee_configuration_not_effective',
+      severity: 'error',
+      ...subject,
+      expected: { effective_start: configuration.effectiveStart, effective_end: configuration.effectiveEnd },
+      actual: createdAt,
+      details: { payment_id: payment.id, payment_created_at: createdAt, configuration: described },
+    });
+  }
+  const expectedType =
+    fee.type === 'platform_fee' ? 'platform' : expectedProcessingType(payment, configurations, createdAt);
+  if (expectedType !== null && configuration.feeType !== expectedType) {
+    findings.push({
+      code: 'fee_configuration_not_applicable',
+      severity: 'error',
+      ...subject,
+      expected: expectedType,
+      actual: configuration.feeType,
+      details: {
+        payment_id: payment.id,
+        fee_type: fee.type,
+        method_kind: payment.methodKind,
+        card_brand: payment.cardBrand,
+        expedited: payment.expedited,
+        configuration: described,
+      },
+    });
+  }
+  const expectedAmount = calculateFee(payment.amount, configuration);
+  if (expectedAmount !== fee.amount) {
+    findings.push({
+      code: 'fee_amount_mismatch',
+      severity: 'error',
+      ...subject,
+      expected: expectedAmount,
+      actual: fee.amount,
+      details: {
+        payment_id: payment.id,
+        payment_amount: payment.amount,
+        configuration: described,
+        formula: `${payment.amount} × ${configuration.variableRate} % + ${configuration.transactionFeeCents}, cap ${configuration.feeCapCents ?? 'none'}, half-up`,
+      },
+    });
+  }
+  return findings;
+}
