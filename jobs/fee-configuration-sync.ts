@@ -13,7 +13,14 @@ export default defineJob('fee-configuration-sync', {
   async handle(payload, context) {
     const client = providerClientFromConfig(context.config, context.log);
     if (!client) return;
-    const accounts = payload.account_id ? [payload.account_id] : await listSeenAccounts(context.pool);
+    const accounts = payload.account_id
+      ? [payload.account_id]
+      : [
+          ...new Set([
+            ...(context.config.PROVIDER_SUB_ACCOUNTS ?? []),
+            ...(await listSeenAccounts(context.pool)),
+          ]),
+        ];
     context.log.info({ accounts: accounts.length }, 'fee configuration sync started');
     let done = 0;
     for (const accountId of accounts) {

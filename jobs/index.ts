@@ -4,6 +4,7 @@ import captureExpiryScan from './capture-expiry-scan.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
+import missedEventSweep from './missed-event-sweep.ts';
 import processEvent from './process-event.ts';
 import reconcilePayment from './reconcile-payment.ts';
 import sendAlert from './send-alert.ts';
@@ -16,6 +17,7 @@ const handlers = {
   'send-alert': sendAlert,
   'fee-configuration-sync': feeConfigurationSync,
   'fee-configuration-report': feeConfigurationReport,
+  'missed-event-sweep': missedEventSweep,
   'daily-report': dailyReport,
 } satisfies { [Name in QueueName]: { name: Name } };
 

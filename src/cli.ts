@@ -1,3 +1,4 @@
+import { backfillHistory, usage as backfillUsage } from './cli/backfill.ts';
 import { type CliContext, loadCliContext } from './cli/context.ts';
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
 import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
@@ -5,13 +6,14 @@ import { reportCommand, usage as reportUsage } from './cli/report.ts';
 import { reprocessEvents, usage as reprocessUsage } from './cli/reprocess.ts';
 
 const commands: Record<string, (args: string[], context: CliContext) => Promise<number>> = {
+  backfill: backfillHistory,
   export: exportDeliveries,
   replay: replayDeliveries,
   reprocess: reprocessEvents,
   report: reportCommand,
 };
 
-const help = `usage:\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n`;
+const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n`;
 
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;

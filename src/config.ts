@@ -64,6 +64,17 @@ export const configSchema = z.object({
   SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *'),
   /** When the clock builds the daily report for the previous UTC day (cron, UTC). */
   SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *'),
+  /**
+   * Sub accounts to sync and sweep from the first start, before any of their events arrive, comma
+   * separated (accounts seen in events are always included).
+   */
+  PROVIDER_SUB_ACCOUNTS: commaList.optional(),
+  /** When the clock runs the missed-event sweep (cron, UTC). */
+  SCHEDULE_MISSED_EVENT_SWEEP: cronExpression('*/15 * * * *'),
+  /** Every payment created this recently is compared with the provider's API on every sweep. */
+  SWEEP_LOOKBACK_HOURS: integer(72),
+  /** A state the API shows that no delivery brought within this long is missed (`event_missed`). */
+  SWEEP_GRACE_MINUTES: integer(30),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

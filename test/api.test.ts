@@ -74,6 +74,8 @@ describe('GET /api/status', () => {
         unverified_fee_payments: 0,
         overridden_fees: 0,
         unknown_values: {},
+        last_sweep_at: null,
+        missed_events_open: 0,
       },
     });
   });
@@ -89,7 +91,14 @@ describe('GET /api/events/:id', () => {
       id: event.id,
       type: 'event',
       page_info: null,
-      data: { id: event.id, event_name: 'payment.created', status: 'received', body: event, conflicts: [] },
+      data: {
+        id: event.id,
+        event_name: 'payment.created',
+        status: 'received',
+        source: 'webhook',
+        body: event,
+        conflicts: [],
+      },
     });
   });
 

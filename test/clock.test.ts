@@ -23,12 +23,17 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
   expect(schedulesFor(t.config)).toEqual([
     { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
     { job: 'fee-configuration-sync', cron: '0 * * * *' },
+    { job: 'missed-event-sweep', cron: '*/15 * * * *' },
     { job: 'daily-report', cron: '15 0 * * *' },
   ]);
   const { loadConfig } = await import('../src/config.ts');
-  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[2]).toEqual({
+  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[3]).toEqual({
     job: 'daily-report',
     cron: '30 1 * * *',
+  });
+  expect(schedulesFor(loadConfig({ SCHEDULE_MISSED_EVENT_SWEEP: '0 */2 * * *' }))[2]).toEqual({
+    job: 'missed-event-sweep',
+    cron: '0 */2 * * *',
   });
   expect(() => loadConfig({ SCHEDULE_CAPTURE_EXPIRY_SCAN: 'every five minutes' })).toThrow(
     /SCHEDULE_CAPTURE_EXPIRY_SCAN: is not a valid cron/,

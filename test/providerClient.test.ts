@@ -36,6 +36,10 @@ let hangNext: number;
 let hung: Response[];
 /** Called with each URL before the simulator sees the request. */
 let beforeRequest: ((url: string) => void) | null;
+/** The `Sub-Account` header of each request, in order (undefined when absent). */
+let subAccounts: (string | undefined)[];
+/** Bodies the next /v1 requests get with a 200 instead of the simulator's answer. */
+let answerNext: unknown[];
 
 function client(overrides: Partial<ProviderClientOptions> = {}) {
   return createProviderClient({
@@ -77,10 +81,17 @@ beforeEach(async () => {
   hangNext = 0;
   hung = [];
   beforeRequest = null;
+  subAccounts = [];
+  answerNext = [];
   const outer = express();
   outer.use((req, res, next) => {
     urls.push(req.originalUrl);
+    subAccounts.push(req.get('sub-account'));
     beforeRequest?.(req.originalUrl);
+    if (req.path.startsWith('/v1') && answerNext.length > 0) {
+      res.json(answerNext.shift());
+      return;
+    }
     if (req.path.startsWith('/v1') && hangNext > 0) {
       hangNext--;
       hung.push(res);
@@ -345,5 +356,232 @@ describe('listAll', () => {
     expect(sleeps).toHaveLength(1);
     expect(urls.filter((url) => url.startsWith(historyPath))).toHaveLength(3);
     expect(urls.filter((url) => url.startsWith(historyPath))).toHaveLength(3);
+  });
+});
+
+// The missed-event sweep's reads: pages it can stop early, one payment by id, forwarding requests by window.
+const OTHER_ACCOUNT = 'acc_sub_other';
+const PAYMENTS = '/v1/payments';
+const FORWARDING = '/v1/forwarding/requests';
+const T0 = Date.parse('2025-05-01T00:00:00.000Z');
+
+/** `count` payments of `account`, one a minute from T0; ids newest first, as the API lists them. */
+function putPayments(count: number, account = ACCOUNT, prefix = 'py_pc'): string[] {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const at = new Date(T0 + index * MINUTE).toISOString();
+    const id = `${prefix}_${String(index).padStart(4, '0')}`;
+    sim.putPayment({
+      id,
+      account_id: account,
+      amount: 1000,
+      status: 'succeeded',
+      created_at: at,
+      updated_at: at,
+    });
+    ids.push(id);
+  }
+  return ids.reverse();
+}
+const pageUrls = (path: string) => urls.filter((url) => url.startsWith(`${path}?`));
+const queryOf = (url: string) => new URL(url, 'http://x').searchParams;
+const idsOf = (page: unknown[]) => (page as { id: string }[]).map((item) => item.id);
+
+async function collect(generator: AsyncGenerator<unknown[]>): Promise<unknown[][]> {
+  const pages: unknown[][] = [];
+  for await (const page of generator) pages.push(page);
+  return pages;
+}
+
+describe('paymentPages', () => {
+  it('yields a sub account’s payments newest first, 100 a page, with its Sub-Account header on each request', async () => {
+    const ids = putPayments(250);
+    putPayments(3, OTHER_ACCOUNT, 'py_other');
+    const pages = await collect(client().paymentPages(ACCOUNT));
+    expect(pages.map((page) => page.length)).toEqual([100, 100, 50]);
+    expect(pages.flatMap(idsOf)).toEqual(ids);
+    const requested = pageUrls(PAYMENTS);
+    expect(requested).toHaveLength(3);
+    requested.forEach((url, index) => {
+      expect(queryOf(url).get('limit')).toBe('100');
+      expect(queryOf(url).has('after_cursor')).toBe(index > 0);
+    });
+    expect(subAccounts.filter((_, index) => urls[index]?.startsWith(PAYMENTS))).toEqual([
+      ACCOUNT,
+      ACCOUNT,
+      ACCOUNT,
+    ]);
+  });
+
+  it('sends no further request once the caller breaks out of the loop', async () => {
+    putPayments(250);
+    const seen: string[] = [];
+    for await (const page of client().paymentPages(ACCOUNT)) {
+      seen.push(...idsOf(page));
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toHaveLength(100);
+    expect(gets(PAYMENTS)).toBe(1);
+    expect(sim.requests).toEqual([TOKEN, `GET ${PAYMENTS}`]);
+  });
+
+  it('yields one empty page for an account with no payments', async () => {
+    expect(await collect(client().paymentPages(ACCOUNT))).toEqual([[]]);
+    expect(gets(PAYMENTS)).toBe(1);
+  });
+
+  it.each([
+    ['a 429', 429, null],
+    ['a 500', 500, 'internal_server_error'],
+    ['a 400 gateway_rate_limit_error', 400, 'gateway_rate_limit_error'],
+  ])(
+    'retries %s on a later page inside that page, repeating and losing nothing',
+    async (_name, status, code) => {
+      const ids = putPayments(150);
+      const provider = client();
+      const pages: unknown[][] = [];
+      for await (const page of provider.paymentPages(ACCOUNT)) {
+        pages.push(page);
+        if (pages.length === 1) sim.failNext(1, status, code);
+      }
+      expect(pages.flatMap(idsOf)).toEqual(ids);
+      expect(pages).toHaveLength(2);
+      expect(gets(PAYMENTS)).toBe(3);
+      expect(sleeps).toHaveLength(1);
+      expect(sleeps[0]).toBeLessThanOrEqual(bound(1));
+    },
+  );
+
+  it('refreshes a token revoked between pages once, and carries on from the same cursor', async () => {
+    const ids = putPayments(150);
+    const pages: unknown[][] = [];
+    for await (const page of client().paymentPages(ACCOUNT)) {
+      pages.push(page);
+      sim.revokeTokens();
+    }
+    expect(pages.flatMap(idsOf)).toEqual(ids);
+    expect(sim.requests).toEqual([TOKEN, `GET ${PAYMENTS}`, `GET ${PAYMENTS}`, TOKEN, `GET ${PAYMENTS}`]);
+    const [, refused, retried] = pageUrls(PAYMENTS);
+    expect(retried).toBe(refused);
+    expect(sleeps).toEqual([]);
+  });
+
+  it.each([
+    ['an object', { id: 'py_1', type: 'payment', data: { id: 'py_1' }, page_info: null }],
+    ['no data', { id: null, type: 'array', page_info: null }],
+    ['a bare array', []],
+  ])('fails with a ProviderError when the answer is %s instead of a list', async (_name, body) => {
+    answerNext.push(body);
+    const error = await failure(collect(client().paymentPages(ACCOUNT)));
+    expect(error.message).toContain('did not return a list');
+    expect(error.status).toBeNull();
+    expect(sleeps).toEqual([]);
+  });
+});
+
+describe('getPayment', () => {
+  it('resolves to the payment itself, the envelope’s data', async () => {
+    const [id] = putPayments(1);
+    const payment = (await client().getPayment(id as string)) as Record<string, unknown>;
+    expect(payment).toEqual({
+      id,
+      account_id: ACCOUNT,
+      amount: 1000,
+      status: 'succeeded',
+      created_at: new Date(T0).toISOString(),
+      updated_at: new Date(T0).toISOString(),
+    });
+    expect(subAccounts.at(-1)).toBeUndefined();
+  });
+
+  it('URL-encodes the id and sends the Sub-Account header when given', async () => {
+    const at = new Date(T0).toISOString();
+    sim.putPayment({ id: 'py_odd id/1', account_id: ACCOUNT, created_at: at });
+    const payment = (await client().getPayment('py_odd id/1', ACCOUNT)) as { id: string };
+    expect(payment.id).toBe('py_odd id/1');
+    expect(urls.at(-1)).toBe('/v1/payments/py_odd%20id%2F1');
+    expect(subAccounts.at(-1)).toBe(ACCOUNT);
+  });
+
+  it('fails at once with the provider’s resource_not_found on an unknown id or another account', async () => {
+    const [id] = putPayments(1);
+    const provider = client();
+    const unknown = await failure(provider.getPayment('py_missing'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.code).toBe('resource_not_found');
+    const elsewhere = await failure(provider.getPayment(id as string, OTHER_ACCOUNT));
+    expect(elsewhere.code).toBe('resource_not_found');
+    expect(gets('/v1/payments/py_missing')).toBe(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('retries a 503 and then resolves', async () => {
+    const [id] = putPayments(1);
+    const provider = client();
+    await provider.get(listPath);
+    sim.failNext(1, 503);
+    expect(((await provider.getPayment(id as string)) as { id: string }).id).toBe(id);
+    expect(gets(`/v1/payments/${id}`)).toBe(2);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('fails with a ProviderError when the answer carries no object', async () => {
+    answerNext.push({ id: null, type: 'array', data: [], page_info: null });
+    const error = await failure(client().getPayment('py_1'));
+    expect(error.message).toContain('did not return an object');
+  });
+});
+
+describe('forwardingRequestPages', () => {
+  /** `count` forwarding requests of `account`, one a minute from T0; ids newest first. */
+  function putForwardingRequests(count: number, account = ACCOUNT): string[] {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) {
+      const at = new Date(T0 + index * MINUTE).toISOString();
+      const id = `fwd_pc_${String(index).padStart(4, '0')}`;
+      sim.putForwardingRequest({
+        id,
+        account_id: account,
+        status: 'completed',
+        created_at: at,
+        updated_at: at,
+      });
+      ids.push(id);
+    }
+    return ids.reverse();
+  }
+
+  it('asks for created_after and yields only requests created since then, newest first, across pages', async () => {
+    const ids = putForwardingRequests(200);
+    sim.putForwardingRequest({
+      id: 'fwd_other',
+      account_id: OTHER_ACCOUNT,
+      created_at: new Date(T0 + 150 * MINUTE).toISOString(),
+    });
+    const since = new Date(T0 + 50 * MINUTE);
+    const pages = await collect(client().forwardingRequestPages(ACCOUNT, since));
+    expect(pages.map((page) => page.length)).toEqual([100, 50]);
+    expect(pages.flatMap(idsOf)).toEqual(ids.slice(0, 150));
+    const requested = pageUrls(FORWARDING);
+    expect(requested).toHaveLength(2);
+    requested.forEach((url, index) => {
+      expect(queryOf(url).get('created_after')).toBe('2025-05-01T00:50:00.000Z');
+      expect(queryOf(url).get('limit')).toBe('100');
+      expect(queryOf(url).has('after_cursor')).toBe(index > 0);
+    });
+    expect(subAccounts.filter((_, index) => urls[index]?.startsWith(FORWARDING))).toEqual([ACCOUNT, ACCOUNT]);
+  });
+
+  it('stops early without another request, and yields one empty page when nothing is that recent', async () => {
+    putForwardingRequests(150);
+    for await (const page of client().forwardingRequestPages(ACCOUNT, new Date(T0))) {
+      expect(page).toHaveLength(100);
+      break;
+    }
+    expect(gets(FORWARDING)).toBe(1);
+    expect(await collect(client().forwardingRequestPages(ACCOUNT, new Date(T0 + 1000 * MINUTE)))).toEqual([
+      [],
+    ]);
   });
 });

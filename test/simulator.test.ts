@@ -1,9 +1,15 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { closeServer, serve } from '../src/api/serve.ts';
+import { arrayListing, paginateList } from '../src/dev/simulator/paginate.ts';
 import { createSimulator, type Simulator } from '../src/dev/simulator/server.ts';
+import { sign } from '../src/ingest/signature.ts';
 
 // The provider simulator, driven over HTTP, held to the seed's rules: authentication, the standard fee
-// configuration validation, chaining and lifecycle, pagination, and the test controls.
+// configuration validation, chaining and lifecycle, pagination, the payment and forwarding request reads,
+// and the test controls.
 
 const CLIENT_ID = 'test_client_sim';
 const CLIENT_SECRET = 'test_secret_sim';
@@ -572,5 +578,422 @@ describe('test controls', () => {
     expect((await history('processing_ecomm')).find((c) => c.id === first.id)?.variable_rate).toBe(9.9);
     sim.remove(second.id);
     expect((await history('processing_ecomm')).map((c) => c.id)).toEqual([first.id]);
+  });
+});
+
+// The reads the missed-event sweep pages through, and the controls that make a state the API shows but
+// no webhook brought.
+const OTHER = 'acc_sub_2';
+const stamp = (minutes: number) => new Date(START.getTime() + minutes * MINUTE).toISOString();
+const asAccount = (url: string, account: string | null = ACCOUNT) => {
+  const call = get(url);
+  return account ? call.set('Sub-Account', account) : call;
+};
+const idsOf = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
+
+/** Payments of ACCOUNT a minute apart (two share the last minute, to show ties by id); ids newest first. */
+function putPayments(count: number, account = ACCOUNT): string[] {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const at = stamp(Math.min(index, count - 2));
+    const id = `${account === ACCOUNT ? 'py_sim' : 'py_other'}_${String(index).padStart(3, '0')}`;
+    sim.putPayment({ id, account_id: account, status: 'succeeded', created_at: at, updated_at: at });
+    ids.push(id);
+  }
+  return ids.reverse();
+}
+
+/** A local receiver for the simulator's webhooks. */
+async function webhookReceiver() {
+  const received: { headers: Record<string, string | undefined>; body: string }[] = [];
+  const app = express();
+  app.use(express.text({ type: '*/*' }));
+  app.post('/webhooks', (req, res) => {
+    received.push({
+      headers: { timestamp: req.get('justifi-timestamp'), signature: req.get('justifi-signature') },
+      body: req.body,
+    });
+    res.json({ received: true });
+  });
+  const server = await serve(app, 0);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  return { received, url, close: () => closeServer(server) };
+}
+
+describe('payments', () => {
+  it('lists the Sub-Account header’s payments newest first, ties by id, with the seed’s pagination', async () => {
+    const ids = putPayments(30);
+    putPayments(2, OTHER);
+    const first = await asAccount('/v1/payments?limit=10');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: null, type: 'array' });
+    expect(idsOf(first.body)).toEqual(ids.slice(0, 10));
+    expect(ids.slice(0, 2)).toEqual(['py_sim_029', 'py_sim_028']);
+    expect(first.body.page_info).toMatchObject({ has_previous: false, has_next: true });
+    const next = await asAccount(
+      `/v1/payments?limit=25&after_cursor=${encodeURIComponent(first.body.page_info.end_cursor)}`,
+    );
+    expect(idsOf(next.body)).toEqual(ids.slice(10));
+    expect(next.body.page_info).toMatchObject({ has_previous: true, has_next: false });
+    const before = await asAccount(
+      `/v1/payments?limit=3&before_cursor=${encodeURIComponent(next.body.page_info.start_cursor)}`,
+    );
+    expect(idsOf(before.body)).toEqual(ids.slice(7, 10));
+    expect((await asAccount('/v1/payments?limit=100', OTHER)).body.data).toHaveLength(2);
+  });
+
+  it('lists the platform’s own (here: no) payments without a Sub-Account header', async () => {
+    putPayments(3);
+    const response = await asAccount('/v1/payments', null);
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual([]);
+  });
+
+  it('answers one payment in a payment envelope, and 404 resource_not_found for an unknown id or account', async () => {
+    putPayments(2);
+    const found = await asAccount('/v1/payments/py_sim_001', null);
+    expect(found.status).toBe(200);
+    expect(found.body).toEqual({
+      id: 'py_sim_001',
+      type: 'payment',
+      data: {
+        id: 'py_sim_001',
+        account_id: ACCOUNT,
+        status: 'succeeded',
+        created_at: stamp(0),
+        updated_at: stamp(0),
+      },
+      page_info: null,
+    });
+    expect((await asAccount('/v1/payments/py_sim_001')).status).toBe(200);
+    for (const response of [
+      await asAccount('/v1/payments/py_nope'),
+      await asAccount('/v1/payments/py_sim_001', OTHER),
+    ]) {
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('resource_not_found');
+    }
+  });
+
+  it('needs a bearer token and honours injected failures and revoked tokens', async () => {
+    putPayments(1);
+    expect((await request(sim.app).get('/v1/payments/py_sim_000')).status).toBe(401);
+    sim.failNext(1, 429, 'gateway_rate_limit_error');
+    const limited = await asAccount('/v1/payments');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('gateway_rate_limit_error');
+    sim.revokeTokens();
+    expect((await asAccount('/v1/forwarding/requests')).status).toBe(401);
+    expect(sim.requests.slice(-3)).toEqual([
+      'GET /v1/payments/py_sim_000',
+      'GET /v1/payments',
+      'GET /v1/forwarding/requests',
+    ]);
+  });
+
+  it('puts a newer state without a webhook: the API shows it, in the same place in the list', async () => {
+    const ids = putPayments(5);
+    const newer = {
+      id: 'py_sim_002',
+      account_id: ACCOUNT,
+      status: 'failed',
+      created_at: stamp(2),
+      updated_at: stamp(60),
+    };
+    sim.putPayment(newer);
+    newer.status = 'mutated after the put';
+    expect((await asAccount('/v1/payments/py_sim_002')).body.data).toMatchObject({
+      status: 'failed',
+      updated_at: stamp(60),
+    });
+    expect(idsOf((await asAccount('/v1/payments')).body)).toEqual(ids);
+    // A changed creation time moves it; a changed account moves it to that account's list.
+    sim.putPayment({ ...newer, status: 'failed', created_at: stamp(-1) });
+    expect(idsOf((await asAccount('/v1/payments')).body).at(-1)).toBe('py_sim_002');
+    sim.putPayment({ ...newer, account_id: OTHER });
+    expect(idsOf((await asAccount('/v1/payments')).body)).not.toContain('py_sim_002');
+    expect(idsOf((await asAccount('/v1/payments', OTHER)).body)).toEqual(['py_sim_002']);
+  });
+
+  it('puts payments and forwarding requests over HTTP, refusing objects it could not list', async () => {
+    const put = (path: string, body: unknown) =>
+      request(sim.app)
+        .put(path)
+        .send(body as object);
+    const stored = await put('/dev/payments/py_http', {
+      account_id: ACCOUNT,
+      status: 'pending',
+      created_at: stamp(0),
+    });
+    expect(stored.status).toBe(200);
+    expect(stored.body.id).toBe('py_http');
+    expect((await asAccount('/v1/payments/py_http')).body.data.status).toBe('pending');
+    expect(
+      (await put('/dev/forwarding/requests/fwd_http', { account_id: ACCOUNT, created_at: stamp(0) })).status,
+    ).toBe(200);
+    expect((await asAccount('/v1/forwarding/requests/fwd_http')).body.type).toBe('forwarding_request');
+
+    const mismatch = await put('/dev/payments/py_a', {
+      id: 'py_b',
+      account_id: ACCOUNT,
+      created_at: stamp(0),
+    });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.error.message).toContain('id');
+    const noAccount = await put('/dev/payments/py_a', { created_at: stamp(0) });
+    expect(noAccount.status).toBe(422);
+    expect(noAccount.body.error).toEqual({
+      code: 'parameter_missing',
+      message: 'payment.account_id must be a non-empty string',
+    });
+    const badDate = await put('/dev/payments/py_a', { account_id: ACCOUNT, created_at: 'yesterday' });
+    expect(badDate.body.error.code).toBe('invalid_parameter');
+    expect(() => sim.putForwardingRequest({ id: 'fwd_x', account_id: ACCOUNT })).toThrow(/created_at/);
+    const malformed = await request(sim.app)
+      .put('/dev/payments/py_a')
+      .set('content-type', 'application/json')
+      .send('{');
+    expect(malformed.status).toBe(400);
+  });
+});
+
+describe('POST /dev/payments and the payments store', () => {
+  const script = (receiverUrl: string | null, extra: Record<string, unknown> = {}) => ({
+    ...(receiverUrl ? { webhook_url: receiverUrl, secret: 'sigk_sim' } : {}),
+    account_id: ACCOUNT,
+    amount: 10_000,
+    ...extra,
+  });
+
+  it('stores each state it delivers, so the API shows what the last webhook said', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9, transaction_fee_cents: 30 });
+    const receiver = await webhookReceiver();
+    try {
+      const response = await request(sim.app).post('/dev/payments').send(script(receiver.url));
+      expect(response.status).toBe(200);
+      expect(response.body.webhook_statuses).toEqual([200, 200]);
+      expect(response.body.webhooks_dropped).toBe(false);
+      const events = receiver.received.map((delivery) => JSON.parse(delivery.body));
+      expect(events.map((event) => [event.event_name, event.data.status])).toEqual([
+        ['payment.created', 'pending'],
+        ['payment.succeeded', 'succeeded'],
+      ]);
+      for (const delivery of receiver.received)
+        expect(delivery.headers.signature).toBe(
+          sign('sigk_sim', delivery.headers.timestamp as string, delivery.body),
+        );
+      const api = await asAccount(`/v1/payments/${response.body.payment.id}`);
+      expect(api.body.data).toEqual(events[1].data);
+      expect(api.body.data.fees[0]).toMatchObject({ amount: 320, source_fee_type: 'processing_ecomm' });
+      expect(idsOf((await asAccount('/v1/payments')).body)).toEqual([response.body.payment.id]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('stores but delivers nothing with drop_webhooks, which needs no webhook_url', async () => {
+    const response = await request(sim.app)
+      .post('/dev/payments')
+      .send(script(null, { id: 'py_dropped', drop_webhooks: true }));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ webhook_statuses: [], webhooks_dropped: true });
+    expect((await asAccount('/v1/payments/py_dropped')).body.data.status).toBe('succeeded');
+    const again = await request(sim.app)
+      .post('/dev/payments')
+      .send(script(null, { id: 'py_dropped', drop_webhooks: true }));
+    expect(again.status).toBe(422);
+    const noUrl = await request(sim.app).post('/dev/payments').send(script(null));
+    expect(noUrl.status).toBe(422);
+    expect(noUrl.body.error.code).toBe('parameter_missing');
+  });
+
+  it('delivers nothing for ids named in dropWebhooks (or POST /dev/drop-webhooks), and still for others', async () => {
+    const receiver = await webhookReceiver();
+    try {
+      sim.dropWebhooks(['py_lost_1']);
+      const viaHttp = await request(sim.app)
+        .post('/dev/drop-webhooks')
+        .send({ payment_ids: ['py_lost_2'] });
+      expect(viaHttp.body).toEqual({ dropped_payment_ids: ['py_lost_2'] });
+      for (const id of ['py_lost_1', 'py_lost_2']) {
+        const response = await request(sim.app).post('/dev/payments').send(script(receiver.url, { id }));
+        expect(response.body.webhooks_dropped).toBe(true);
+      }
+      expect(receiver.received).toEqual([]);
+      await request(sim.app)
+        .post('/dev/payments')
+        .send(script(receiver.url, { id: 'py_kept' }));
+      expect(receiver.received).toHaveLength(2);
+      expect(idsOf((await asAccount('/v1/payments')).body).sort()).toEqual([
+        'py_kept',
+        'py_lost_1',
+        'py_lost_2',
+      ]);
+      expect((await request(sim.app).post('/dev/drop-webhooks').send({ payment_ids: [] })).status).toBe(422);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('forwarding requests', () => {
+  beforeEach(() => {
+    for (let index = 0; index < 10; index++) {
+      sim.putForwardingRequest({
+        id: `fwd_sim_${index}`,
+        account_id: ACCOUNT,
+        payment_method_id: index % 2 === 0 ? 'pm_even' : 'pm_odd',
+        status: 'completed',
+        created_at: stamp(index * 10),
+      });
+    }
+    sim.putForwardingRequest({ id: 'fwd_other', account_id: OTHER, created_at: stamp(5) });
+  });
+  const list = (query: string, account: string | null = ACCOUNT) =>
+    asAccount(`/v1/forwarding/requests?${query}`, account);
+  const fwd = (...indexes: number[]) => indexes.map((index) => `fwd_sim_${index}`);
+
+  it('lists the sub account’s requests newest first, created in [created_after, created_before)', async () => {
+    expect(idsOf((await list('')).body)).toEqual(fwd(9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    expect(idsOf((await list(`created_after=${stamp(30)}`)).body)).toEqual(fwd(9, 8, 7, 6, 5, 4, 3));
+    expect(idsOf((await list(`created_before=${stamp(30)}`)).body)).toEqual(fwd(2, 1, 0));
+    expect(idsOf((await list(`created_after=${stamp(25)}&created_before=${stamp(61)}`)).body)).toEqual(
+      fwd(6, 5, 4, 3),
+    );
+    expect(idsOf((await list(`created_after=${stamp(95)}`)).body)).toEqual([]);
+    expect(idsOf((await list('payment_method_id=pm_odd&limit=2')).body)).toEqual(fwd(9, 7));
+    expect(idsOf((await list('', OTHER)).body)).toEqual(['fwd_other']);
+  });
+
+  it('pages a filtered list with cursors, and refuses a cursor from outside the window', async () => {
+    const query = `created_after=${stamp(20)}&limit=3`;
+    const first = await list(query);
+    expect(idsOf(first.body)).toEqual(fwd(9, 8, 7));
+    const cursor = encodeURIComponent(first.body.page_info.end_cursor);
+    const second = await list(`${query}&after_cursor=${cursor}`);
+    expect(idsOf(second.body)).toEqual(fwd(6, 5, 4));
+    const last = await list(`${query}&after_cursor=${encodeURIComponent(second.body.page_info.end_cursor)}`);
+    expect(idsOf(last.body)).toEqual(fwd(3, 2));
+    expect(last.body.page_info).toMatchObject({ has_previous: true, has_next: false });
+    const outside = await list(
+      `created_after=${stamp(50)}&after_cursor=${encodeURIComponent(last.body.page_info.end_cursor)}`,
+    );
+    expect(outside.status).toBe(400);
+    expect(outside.body.error.code).toBe('invalid_parameter');
+  });
+
+  it.each([
+    'created_after=yesterday',
+    'created_before=',
+    'created_after=a&created_after=b',
+    'payment_method_id=a&payment_method_id=b',
+  ])('answers 400 invalid_parameter naming the parameter for %s', async (query) => {
+    const response = await list(query);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_parameter');
+    expect(response.body.error.message).toContain(query.split('=')[0]);
+  });
+
+  it('answers one request in a forwarding_request envelope; 404 forwarding_request_not_found otherwise', async () => {
+    const found = await asAccount('/v1/forwarding/requests/fwd_sim_3');
+    expect(found.body).toMatchObject({ id: 'fwd_sim_3', type: 'forwarding_request', page_info: null });
+    expect(found.body.data).toMatchObject({
+      id: 'fwd_sim_3',
+      payment_method_id: 'pm_odd',
+      status: 'completed',
+    });
+    expect((await asAccount('/v1/forwarding/requests/fwd_sim_3', null)).status).toBe(200);
+    for (const response of [
+      await asAccount('/v1/forwarding/requests/fwd_nope'),
+      await asAccount('/v1/forwarding/requests/fwd_sim_3', OTHER),
+    ]) {
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('forwarding_request_not_found');
+    }
+  });
+});
+
+describe('seeded payments and pagination at scale', () => {
+  it('pages through 100,000 seeded payments, newest first, each exactly once, without a slow page', async () => {
+    await create('processing_ecomm', { variable_rate: 2.9, transaction_fee_cents: 30 });
+    const from = new Date(START.getTime() + HOUR);
+    const seeded = sim.seedPayments(100_000, ACCOUNT, {
+      createdBetween: [from, new Date(from.getTime() + 90 * 24 * HOUR)],
+    });
+    expect(seeded).toHaveLength(100_000);
+    expect(seeded[0]).toMatchObject({
+      account_id: ACCOUNT,
+      status: 'succeeded',
+      created_at: from.toISOString(),
+    });
+    expect(seeded[0]?.fees).toEqual([expect.objectContaining({ source_fee_type: 'processing_ecomm' })]);
+
+    const indexed = sim.payments.listing(ACCOUNT);
+    // Counts the items paginateList reads: a page must read its own items only, never scan the list.
+    let reads = 0;
+    const listing = {
+      ...indexed,
+      at(index: number) {
+        reads++;
+        return indexed.at(index);
+      },
+    };
+    const started = performance.now();
+    const seen = new Set<string>();
+    let previous = Number.POSITIVE_INFINITY;
+    let query: Record<string, unknown> = { limit: 100 };
+    for (;;) {
+      const page = paginateList(listing, query);
+      for (const payment of page.data) {
+        const created = Date.parse(payment.created_at);
+        expect(created <= previous).toBe(true);
+        previous = created;
+      }
+      for (const payment of page.data) seen.add(payment.id);
+      if (!page.page_info.has_next) break;
+      query = { limit: 100, after_cursor: page.page_info.end_cursor };
+    }
+    expect(seen.size).toBe(100_000);
+    expect(reads).toBe(100_000);
+    // Generous for 2 shared cores; a re-sort or a scan per page would take far longer than this.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const deep = await asAccount(
+      `/v1/payments?limit=2&after_cursor=${encodeURIComponent(Buffer.from(seeded[1]?.id as string).toString('base64url'))}`,
+    );
+    expect(idsOf(deep.body)).toEqual([seeded[0]?.id]);
+  });
+
+  it('seeds over HTTP, refusing a count or window it cannot use', async () => {
+    const seed = (body: Record<string, unknown>) => request(sim.app).post('/dev/seed-payments').send(body);
+    const window = { account_id: OTHER, created_after: stamp(0), created_before: stamp(60) };
+    const seeded = await seed({ ...window, count: 3 });
+    expect(seeded.status).toBe(200);
+    expect(seeded.body.seeded).toBe(3);
+    expect(idsOf((await asAccount('/v1/payments', OTHER)).body)).toEqual([
+      seeded.body.newest_id,
+      expect.any(String),
+      seeded.body.oldest_id,
+    ]);
+    expect((await asAccount(`/v1/payments/${seeded.body.newest_id}`, OTHER)).body.data.created_at).toBe(
+      stamp(40),
+    );
+    expect((await seed({ ...window, count: 0 })).status).toBe(422);
+    expect((await seed({ ...window, count: 1, created_before: stamp(0) })).status).toBe(422);
+    expect((await seed({ ...window, count: 1, created_after: 'soon' })).status).toBe(422);
+  });
+
+  it('pages an indexed listing exactly as the plain array it mirrors', async () => {
+    putPayments(12);
+    const listing = sim.payments.listing(ACCOUNT);
+    const array = Array.from({ length: listing.length }, (_, index) => listing.at(index));
+    const cursorOf = (index: number) => Buffer.from(array[index]?.id as string).toString('base64url');
+    const queries: Record<string, unknown>[] = [{}, { limit: 5 }, { limit: 'x' }];
+    for (const index of [0, 3, 11]) {
+      queries.push({ limit: 4, after_cursor: cursorOf(index) }, { limit: 4, before_cursor: cursorOf(index) });
+      queries.push({ after_cursor: cursorOf(index), before_cursor: cursorOf(Math.min(11, index + 2)) });
+    }
+    for (const query of queries)
+      expect(paginateList(listing, query)).toEqual(paginateList(arrayListing(array), query));
+    expect(() => paginateList(listing, { after_cursor: 'bm9wZQ' })).toThrow('unknown cursor');
   });
 });

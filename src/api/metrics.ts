@@ -2,7 +2,12 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Pool } from '../db/pool.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
 import type { Boss } from '../queue/boss.ts';
-import { countEventsByStatus, countQueuedJobs, countUnknownValuesByField } from './queries.ts';
+import {
+  countEventsByStatus,
+  countQueuedJobs,
+  countUnknownValuesByField,
+  summarizeSweeps,
+} from './queries.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -60,6 +65,29 @@ export function createMetrics(pool: Pool, boss: Boss) {
         if (!counts) return;
         this.reset();
         for (const [field, count] of counts) this.set({ field }, count);
+      },
+    }),
+    sweepObjects: new Counter({
+      name: 'tally_sweep_objects_total',
+      help: 'Objects the missed-event sweep listed, by outcome (new, newer, unchanged; missed opened event_missed)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+      async collect() {
+        // Summed from the sweeps' own records, so every web process reports what every worker swept.
+        const summary = await summarizeSweeps(pool).catch(() => null);
+        if (!summary) return;
+        this.reset();
+        for (const outcome of ['new', 'newer', 'unchanged', 'missed'] as const)
+          this.inc({ outcome }, summary.objects[outcome]);
+      },
+    }),
+    sweepSeconds: new Gauge({
+      name: 'tally_sweep_duration_seconds',
+      help: 'How long the last complete missed-event sweep of an account took',
+      registers: [registry],
+      async collect() {
+        const summary = await summarizeSweeps(pool).catch(() => null);
+        if (summary?.lastSweepSeconds != null) this.set(summary.lastSweepSeconds);
       },
     }),
     queueDepth: new Gauge({

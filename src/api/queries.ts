@@ -10,6 +10,8 @@ export type StoredEvent = {
   account_id: string | null;
   account_type: string | null;
   status: string;
+  /** `webhook`, or `api`: a snapshot the missed-event sweep or backfill fetched. */
+  source: 'webhook' | 'api';
   quarantine_reason: string | null;
   error: string | null;
   headers: Record<string, string>;
@@ -22,7 +24,7 @@ export type StoredEvent = {
 /** One delivery by its provider event id, with the bodies that later conflicted with it. */
 export async function findEvent(db: Queryable, eventId: string): Promise<StoredEvent | null> {
   const { rows } = await db.query<StoredEvent>(
-    `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.quarantine_reason,
+    `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.source, e.quarantine_reason,
             e.error, e.headers, e.body, e.received_at, e.processed_at,
             coalesce((select json_agg(json_build_object('received_at', c.received_at,
                                                         'body_sha256', encode(c.body_sha256, 'hex'))
@@ -150,4 +152,48 @@ export async function countUnknownValuesByField(db: Queryable): Promise<Map<stri
     `select field, sum(deliveries)::bigint as deliveries from unknown_values group by field`,
   );
   return new Map(rows.map((row) => [row.field, row.deliveries]));
+}
+
+export type SweepSummary = {
+  lastSweepAt: Date | null;
+  lastSweepSeconds: number | null;
+  missedEventsOpen: number;
+  /** Objects the sweeps listed, by outcome, summed over every run: the `tally_sweep_objects_total` counter. */
+  objects: { listed: number; new: number; newer: number; unchanged: number; missed: number };
+};
+
+/** The missed-event sweep as people and Prometheus see it. */
+export async function summarizeSweeps(db: Queryable): Promise<SweepSummary> {
+  const { rows } = await db.query<{
+    last_sweep_at: Date | null;
+    last_sweep_seconds: number | null;
+    missed_events_open: number;
+    listed: number;
+    new: number;
+    newer: number;
+    unchanged: number;
+    missed: number;
+  }>(
+    `select (select max(finished_at) from sweep_runs where status = 'completed' and kind = 'sweep') as last_sweep_at,
+            (select extract(epoch from finished_at - started_at)::float8 from sweep_runs
+              where status = 'completed' and kind = 'sweep' order by finished_at desc limit 1) as last_sweep_seconds,
+            (select count(*)::int from findings where code = 'event_missed' and status = 'open') as missed_events_open,
+            coalesce(sum(listed), 0)::bigint as listed, coalesce(sum(new), 0)::bigint as new,
+            coalesce(sum(newer), 0)::bigint as newer, coalesce(sum(unchanged), 0)::bigint as unchanged,
+            coalesce(sum(missed), 0)::bigint as missed
+       from sweep_runs`,
+  );
+  const row = rows[0];
+  return {
+    lastSweepAt: row?.last_sweep_at ?? null,
+    lastSweepSeconds: row?.last_sweep_seconds ?? null,
+    missedEventsOpen: row?.missed_events_open ?? 0,
+    objects: {
+      listed: row?.listed ?? 0,
+      new: row?.new ?? 0,
+      newer: row?.newer ?? 0,
+      unchanged: row?.unchanged ?? 0,
+      missed: row?.missed ?? 0,
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 
 export type ExportRow = { id: number; received_at: Date; headers: Record<string, string>; raw_body: Buffer };
 
-/** A page of stored deliveries in arrival order, after row `afterId`, optionally within a time window. */
+/** A page of webhook deliveries (API snapshots are not deliveries) in arrival order, after row `afterId`, optionally within a time window. */
 export async function listEventsForExport(
   db: Queryable,
   page: { afterId: number; limit: number; since: Date | null; until: Date | null },
@@ -10,7 +10,7 @@ export async function listEventsForExport(
   const { rows } = await db.query<ExportRow>(
     `select id, received_at, headers, raw_body
        from events
-      where id > $1::bigint
+      where id > $1::bigint and source = 'webhook'
         and ($2::timestamptz is null or received_at >= $2::timestamptz)
         and ($3::timestamptz is null or received_at < $3::timestamptz)
       order by id

@@ -28,6 +28,8 @@ simulator.app.listen(port, () => {
     `provider simulator on http://localhost:${port}\n` +
       `  PROVIDER_BASE_URL=http://localhost:${port} PROVIDER_CLIENT_ID=${clientId} PROVIDER_CLIENT_SECRET=${clientSecret}\n` +
       `  send a priced payment: curl -s localhost:${port}/dev/payments -H 'content-type: application/json' \\\n` +
-      `    -d '{"webhook_url":"http://localhost:3000/webhooks","secret":"'$(cat .data/webhook-secret)'","account_id":"acc_demo","amount":1234}'\n`,
+      `    -d '{"webhook_url":"http://localhost:3000/webhooks","secret":"'$(cat .data/webhook-secret)'","account_id":"acc_demo","amount":1234}'\n` +
+      `  controls: "drop_webhooks": true on /dev/payments, POST /dev/drop-webhooks, PUT /dev/payments/{id},\n` +
+      `    PUT /dev/forwarding/requests/{id}, POST /dev/seed-payments (see README, "Provider simulator")\n`,
   );
 });

@@ -119,3 +119,20 @@ export async function listOpenFindingSubjects(db: Queryable, code: FindingCode):
   );
   return new Set(rows.map((row) => row.subject_id));
 }
+
+/**
+ * Resolves `event_missed` of these objects once a webhook delivery brought the missed state or a newer
+ * one: the provider's retry got through after all.
+ */
+export async function resolveDeliveredMissedEvents(db: Queryable, subjectIds: string[], now: Date) {
+  if (subjectIds.length === 0) return;
+  await db.query(
+    `update findings f set status = 'resolved', resolved_at = $2::timestamptz, last_seen_at = $2::timestamptz
+       from (select id, delivered_updated_at from payments where id = any($1::text[])
+             union all
+             select id, delivered_updated_at from forwarding_requests where id = any($1::text[])) delivered
+      where f.code = 'event_missed' and f.status = 'open' and f.subject_id = delivered.id
+        and delivered.delivered_updated_at >= (f.details ->> 'api_updated_at')::timestamptz`,
+    [subjectIds, now],
+  );
+}

@@ -7,7 +7,7 @@ export async function startWorker(runtime: Runtime): Promise<void> {
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
   if (!runtime.config.PROVIDER_CLIENT_ID) {
     runtime.log.info(
-      'fee configuration sync disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
+      'fee configuration sync and missed-event sweep disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
     );
   }
   runtime.log.info({ queues: jobs.map((job) => job.name) }, 'worker started');

@@ -5,5 +5,7 @@ export type EventToProject = {
   accountId: string;
   accountType: string;
   receivedAt: Date;
+  /** `api`: a snapshot the sweep or backfill fetched; it does not count as delivered. */
+  source: 'webhook' | 'api';
   data: Record<string, unknown>;
 };

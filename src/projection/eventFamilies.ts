@@ -36,6 +36,9 @@ const FAMILY_BY_NAME = new Map<string, EventFamily>([
   ['checkout.completion.processing', 'checkout_completion'],
   ['forwarding_request.completed', 'forwarding'],
   ['forwarding_request.failed', 'forwarding'],
+  // Tally's own names for snapshots the missed-event sweep fetched from the provider's API.
+  ['payment.api_snapshot', 'payment'],
+  ['forwarding_request.api_snapshot', 'forwarding'],
   ...['created', 'updated', 'succeeded', 'failed', 'pending', 'authorized', 'captured', 'canceled'].map(
     (name): [string, EventFamily] => [`payment.${name}`, 'payment'],
   ),

@@ -8,13 +8,14 @@ export type EventToProcess = {
   account_type: string;
   status: string;
   received_at: Date;
+  source: 'webhook' | 'api';
   body: { data: Record<string, unknown> };
 };
 
 /** The stored delivery a process-event job points at (null if it is gone). */
 export async function findEventToProcess(db: Queryable, id: number): Promise<EventToProcess | null> {
   const { rows } = await db.query<EventToProcess>(
-    `select id, event_name, account_id, account_type, status, received_at, body from events where id = $1::bigint`,
+    `select id, event_name, account_id, account_type, status, received_at, source, body from events where id = $1::bigint`,
     [id],
   );
   return rows[0] ?? null;
@@ -23,7 +24,7 @@ export async function findEventToProcess(db: Queryable, id: number): Promise<Eve
 /** The stored deliveries that a batch of process-event jobs points at. */
 export async function findEventsToProcess(db: Queryable, ids: number[]): Promise<EventToProcess[]> {
   const { rows } = await db.query<EventToProcess>(
-    `select id, event_name, account_id, account_type, status, received_at, body
+    `select id, event_name, account_id, account_type, status, received_at, source, body
        from events where id = any($1::bigint[])`,
     [ids],
   );

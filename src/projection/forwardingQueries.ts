@@ -20,6 +20,8 @@ export type ForwardingRequestRow = {
   attempted_at: Date | null;
   created_at: Date | null;
   updated_at: Date;
+  /** `updated_at` if a webhook delivered this snapshot, null for an API snapshot. */
+  delivered_updated_at: Date | null;
   event_row_id: number;
   snapshot: unknown;
 };
@@ -42,6 +44,7 @@ const FORWARDING_REQUEST_COLUMNS: ColumnTypes<ForwardingRequestRow> = {
   attempted_at: 'timestamptz',
   created_at: 'timestamptz',
   updated_at: 'timestamptz',
+  delivered_updated_at: 'timestamptz',
   event_row_id: 'bigint',
   snapshot: 'jsonb',
 };
@@ -67,6 +70,10 @@ const UPSERT_FORWARDING_REQUEST_SQL = newerWinsUpsert('forwarding_requests', FOR
       columns: ['status', 'failure_reason', 'response_status_code', 'response_time_ms'],
     },
   ],
+  // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
+  custom: {
+    delivered_updated_at: 'greatest(forwarding_requests.delivered_updated_at, excluded.delivered_updated_at)',
+  },
 });
 
 /** Upserts a forwarding request snapshot. */

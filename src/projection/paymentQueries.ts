@@ -30,6 +30,8 @@ export type PaymentRow = {
   payment_method_id: string | null;
   created_at: Date | null;
   updated_at: Date;
+  /** `updated_at` if a webhook delivered this snapshot, null for an API snapshot. */
+  delivered_updated_at: Date | null;
   event_row_id: number;
   authorized_at: Date | null;
   captured_at: Date | null;
@@ -68,6 +70,7 @@ const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   payment_method_id: 'text',
   created_at: 'timestamptz',
   updated_at: 'timestamptz',
+  delivered_updated_at: 'timestamptz',
   event_row_id: 'bigint',
   authorized_at: 'timestamptz',
   captured_at: 'timestamptz',
@@ -111,6 +114,8 @@ const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
     { key: ['fees_updated_at', 'fees_event_row_id'], columns: [] },
   ],
   earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
+  // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
+  custom: { delivered_updated_at: 'greatest(payments.delivered_updated_at, excluded.delivered_updated_at)' },
 })}
   returning event_row_id = $2::bigint as current, fees_event_row_id = $2::bigint as fees_current`;
 

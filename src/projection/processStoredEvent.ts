@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
+import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueue } from '../queue/queues.ts';
@@ -36,6 +37,28 @@ const unknownValuesIn = (events: EventToProcess[]) =>
     ),
   );
 
+// A webhook that brings a state the sweep found missing resolves its event_missed (a late retry got through).
+const deliveredObjectIds = (events: EventToProcess[]) =>
+  events.flatMap((event) =>
+    event.source === 'webhook' && typeof event.body.data.id === 'string' ? [event.body.data.id] : [],
+  );
+
+/** Everything that commits with the projections of a batch, in a fixed handful of statements. */
+async function finishProcessing(
+  client: PoolClient,
+  boss: Boss,
+  events: EventToProcess[],
+  paymentIds: string[],
+) {
+  await countUnknownValues(client, unknownValuesIn(events));
+  await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
+  await markEventsProcessed(
+    client,
+    events.map((event) => event.id),
+  );
+  await enqueueReconciliations(client, boss, paymentIds);
+}
+
 const needsProcessing = (event: EventToProcess) =>
   event.status !== 'processed' && event.status !== 'quarantined';
 
@@ -45,6 +68,7 @@ const toProject = (event: EventToProcess) => ({
   accountId: event.account_id,
   accountType: event.account_type,
   receivedAt: event.received_at,
+  source: event.source,
   data: event.body.data,
 });
 
@@ -58,9 +82,7 @@ export async function processStoredEvent({ pool, boss }: ProcessingContext, id: 
   try {
     await withTransaction(pool, async (client) => {
       const paymentIds = await projectEvent(client, toProject(event));
-      await countUnknownValues(client, unknownValuesIn([event]));
-      await markEventsProcessed(client, [event.id]);
-      await enqueueReconciliations(client, boss, paymentIds);
+      await finishProcessing(client, boss, [event], paymentIds);
     });
   } catch (err) {
     await markEventFailed(pool, event.id, describe(err));
@@ -86,12 +108,7 @@ export async function processStoredEvents(
     await withTransaction(pool, async (client) => {
       const paymentIds: string[] = [];
       for (const event of events) paymentIds.push(...(await projectEvent(client, toProject(event))));
-      await countUnknownValues(client, unknownValuesIn(events));
-      await markEventsProcessed(
-        client,
-        events.map((event) => event.id),
-      );
-      await enqueueReconciliations(client, boss, paymentIds);
+      await finishProcessing(client, boss, events, paymentIds);
     });
   } catch {
     for (const event of events) {

@@ -38,6 +38,7 @@ export async function projectForwarding(db: Queryable, event: EventToProject, da
     created_at: request.created_at ?? null,
     updated_at: updatedAt,
     event_row_id: event.rowId,
+    delivered_updated_at: event.source === 'webhook' ? updatedAt : null,
     snapshot: redactCardNumbers(data),
   } satisfies ForwardingRequestRow);
   const outcome = forwardingOutcomeOf(event.eventName, request);

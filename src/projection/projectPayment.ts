@@ -55,6 +55,7 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
     // A snapshot without a fee list says nothing about the fees: it never wins them.
     fees_updated_at: payment.fees ? updatedAt : '-infinity',
     fees_event_row_id: payment.fees ? event.rowId : 0,
+    delivered_updated_at: event.source === 'webhook' ? updatedAt : null,
     snapshot: redactCardNumbers(data),
   } satisfies PaymentRow);
   if (feesCurrent && payment.fees) {

@@ -34,11 +34,16 @@ type PageInfo = {
 
 // Tokens live 24 h; renew well before so a long sync never runs on an expiring one.
 const TOKEN_LIFETIME_MS = 24 * 3600 * 1000 - 10 * 60 * 1000;
+// The seed's "retry" codes, and the in-progress idempotency codes it calls safe to retry (usually a 409).
+// Not `gateway_error` ("try later"): it does not say whether a POST took effect.
 const RETRYABLE_CODES = new Set([
   'gateway_rate_limit_error',
   'gateway_error_please_retry',
   'gateway_timeout_error',
+  'idempotency_request_in_progress',
+  'idempotency_concurrent_request',
 ]);
+const PAGE_LIMIT = '100';
 
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
@@ -119,6 +124,32 @@ export function createProviderClient(options: ProviderClientOptions) {
     }
   }
 
+  /**
+   * The pages of a list endpoint, newest first as the provider lists them, following `end_cursor` 100 at a
+   * time. Each page is requested only when the caller asks for it, so leaving a `for await` early sends
+   * nothing more; a retry repeats only the page being fetched, never one already yielded.
+   */
+  async function* pages(path: string, filters: Record<string, string>, subAccount?: string) {
+    let cursor: string | null = null;
+    for (;;) {
+      const query = new URLSearchParams({
+        ...filters,
+        limit: PAGE_LIMIT,
+        ...(cursor ? { after_cursor: cursor } : {}),
+      });
+      const url = `${path}?${query}`;
+      const page = (await send('GET', url, undefined, 'bearer', subAccount)) as Envelope | null;
+      if (!Array.isArray(page?.data))
+        throw new ProviderError(`GET ${path} did not return a list`, null, null);
+      yield page.data as unknown[];
+      const next = page.page_info?.has_next ? page.page_info.end_cursor : null;
+      if (!next) return;
+      // A provider handing back the cursor it was given would page forever.
+      if (next === cursor) throw new ProviderError(`GET ${path} returned the same cursor twice`, null, null);
+      cursor = next;
+    }
+  }
+
   return {
     /** GET one resource; resolves to the envelope. */
     async get(path: string, subAccount?: string): Promise<Envelope> {
@@ -131,15 +162,25 @@ export function createProviderClient(options: ProviderClientOptions) {
     /** Every item of a list endpoint, following `page_info.end_cursor` 100 at a time. */
     async listAll(path: string, subAccount?: string): Promise<unknown[]> {
       const items: unknown[] = [];
-      let cursor: string | null = null;
-      for (;;) {
-        const query = new URLSearchParams({ limit: '100', ...(cursor ? { after_cursor: cursor } : {}) });
-        const page = (await send('GET', `${path}?${query}`, undefined, 'bearer', subAccount)) as Envelope;
-        if (!Array.isArray(page.data)) throw new ProviderError(`${path} did not return a list`, null, null);
-        items.push(...page.data);
-        if (!page.page_info?.has_next || !page.page_info.end_cursor) return items;
-        cursor = page.page_info.end_cursor;
-      }
+      for await (const page of pages(path, {}, subAccount)) items.push(...page);
+      return items;
+    },
+    /** A sub account's payments, a page (up to 100) at a time, newest first; raw objects for the caller to validate. */
+    paymentPages(subAccount: string): AsyncGenerator<unknown[]> {
+      return pages('/v1/payments', {}, subAccount);
+    },
+    /** A sub account's forwarding requests created at or after `createdAfter`, a page at a time, newest first. */
+    forwardingRequestPages(subAccount: string, createdAfter: Date): AsyncGenerator<unknown[]> {
+      return pages('/v1/forwarding/requests', { created_after: createdAfter.toISOString() }, subAccount);
+    },
+    /** One payment, with its fees: the envelope's `data`, raw. Unknown ids fail with `resource_not_found`. */
+    async getPayment(id: string, subAccount?: string): Promise<unknown> {
+      const path = `/v1/payments/${encodeURIComponent(id)}`;
+      const envelope = (await send('GET', path, undefined, 'bearer', subAccount)) as Envelope | null;
+      const data = envelope?.data;
+      if (typeof data !== 'object' || data === null || Array.isArray(data))
+        throw new ProviderError(`GET ${path} did not return an object`, null, null);
+      return data;
     },
   };
 }

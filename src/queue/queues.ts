@@ -80,6 +80,14 @@ export const queues = {
     queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
     scheduled: true,
   }),
+  /** Every sub account (configured and seen in events), or the one named, compared with the provider's API. */
+  'missed-event-sweep': defineQueue({
+    payloadSchema: z.object({ account_id: z.string().min(1).max(255).optional() }),
+    // A sweep pages the provider for minutes at most; one running an hour belongs to a worker that died.
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_MISSED_EVENT_SWEEP',
+  }),
   /** The UTC day to report: the day before, unless one is named. */
   'daily-report': defineQueue({
     payloadSchema: z.object({ date: z.iso.date().optional() }),

@@ -4,6 +4,7 @@ import {
   countEventsByStatus,
   countQueuedJobs,
   summarizeFeeChecks,
+  summarizeSweeps,
   summarizeUnknownValues,
 } from '../queries.ts';
 import { single } from './envelope.ts';
@@ -11,11 +12,12 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees, unknownValues] = await Promise.all([
+    const [events, queued, fees, unknownValues, sweeps] = await Promise.all([
       countEventsByStatus(deps.pool),
       countQueuedJobs(deps.boss),
       summarizeFeeChecks(deps.pool),
       summarizeUnknownValues(deps.pool),
+      summarizeSweeps(deps.pool),
     ]);
     res.json(
       single('status', null, {
@@ -29,6 +31,8 @@ export function statusRoutes(deps: AppDeps): Router {
         overridden_fees: fees.overriddenFees,
         // Values the seed does not name, per field, with how many deliveries carried each.
         unknown_values: unknownValues,
+        last_sweep_at: sweeps.lastSweepAt,
+        missed_events_open: sweeps.missedEventsOpen,
       }),
     );
   });

@@ -1,21 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { installDevRoutes } from './devRoutes.ts';
 import { createFeeConfigurationStore, SimulatorError } from './feeConfigurationStore.ts';
 import { paginateList } from './paginate.ts';
+import { installResourceRoutes } from './resourceRoutes.ts';
+import { asStoredResource, createResourceStore } from './resourceStore.ts';
 import { sendScriptedPayment } from './scriptedPayment.ts';
+import { type SeedPaymentsOptions, seedPayments } from './seedPayments.ts';
 
 export type SimulatorOptions = { clientId: string; clientSecret: string; now?: () => Date };
 
 const TOKEN_LIFETIME_MS = 24 * 3600 * 1000;
+const PLATFORM_ACCOUNT_ID = 'acc_platform';
 
 /**
- * A stand-in for the provider's API: OAuth client credentials and the five fee configuration endpoints
- * with the seed's rules, plus test controls (injected failures, revoked tokens, rewritten history) and
+ * A stand-in for the provider's API: OAuth client credentials, the five fee configuration endpoints with
+ * the seed's rules, and the payment and forwarding request reads the missed-event sweep pages through;
+ * plus test controls (injected failures, revoked tokens, rewritten history, states never delivered) and
  * `POST /dev/payments`, which prices a payment with the configurations and sends its signed webhooks.
  */
 export function createSimulator(options: SimulatorOptions) {
   const now = options.now ?? (() => new Date());
-  const store = createFeeConfigurationStore(now);
+  const store = createFeeConfigurationStore(now, PLATFORM_ACCOUNT_ID);
+  const payments = createResourceStore();
+  const forwardingRequests = createResourceStore();
+  const droppedPaymentIds = new Set<string>();
   const tokens = new Map<string, number>();
   const failures: { status: number; code: string | null }[] = [];
   const requests: string[] = [];
@@ -76,13 +85,45 @@ export function createSimulator(options: SimulatorOptions) {
         envelope(store.create(req.params.account as string, req.params.feeType as string, req.body ?? {})),
       );
   });
-  app.post('/dev/payments', async (req, res) => {
-    res.json(await sendScriptedPayment(store, req.body ?? {}, now()));
+  installResourceRoutes(app, {
+    payments,
+    forwardingRequests,
+    authenticated,
+    platformAccountId: PLATFORM_ACCOUNT_ID,
   });
+
+  const controls = {
+    /** `POST /dev/payments`: price, store and (unless dropped) deliver a payment's webhooks. */
+    sendPayment: (body: unknown) =>
+      sendScriptedPayment({ feeConfigurations: store, payments, droppedPaymentIds }, body, now()),
+    /** Adds or replaces a payment state without any webhook: a newer state that was never delivered. */
+    putPayment: (object: unknown) => {
+      const payment = asStoredResource(structuredClone(object), 'payment');
+      payments.put(payment);
+      return payment;
+    },
+    /** Adds or replaces a forwarding request without any webhook. */
+    putForwardingRequest: (object: unknown) => {
+      const request = asStoredResource(structuredClone(object), 'forwarding_request');
+      forwardingRequests.put(request);
+      return request;
+    },
+    /** Later `POST /dev/payments` with these ids store the payment but deliver no webhook. */
+    dropWebhooks: (paymentIds: string[]) => {
+      for (const id of paymentIds) droppedPaymentIds.add(id);
+    },
+    /** `count` succeeded card payments of `account`, created evenly over the window, without webhooks. */
+    seedPayments: (count: number, account: string, seedOptions: SeedPaymentsOptions) =>
+      seedPayments({ feeConfigurations: store, payments }, count, account, seedOptions),
+  };
+  installDevRoutes(app, controls);
 
   const errors: ErrorRequestHandler = (err, _req, res, _next) => {
     if (err instanceof SimulatorError)
       res.status(err.status).json({ error: { code: err.code, message: err.message } });
+    // express.json's own refusals (malformed JSON, too large) are the caller's mistake, not a 500.
+    else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500)
+      res.status(err.status).json({ error: { code: 'invalid_parameter', message: 'unreadable JSON body' } });
     else
       res
         .status(500)
@@ -93,6 +134,10 @@ export function createSimulator(options: SimulatorOptions) {
   return {
     app,
     store,
+    /** Payments and forwarding requests as the API lists them (latest state of each). */
+    payments,
+    forwardingRequests,
+    ...controls,
     /** Paths requested so far, e.g. `GET /v1/sub_accounts/acc/fee_configurations/platform/history`. */
     requests,
     /** The next `count` requests fail with `status` (and the error `code`, if given). */

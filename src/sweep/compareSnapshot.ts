@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { FindingDraft } from '../findings/findings.ts';
+import type { ApiSnapshot, ProjectedState, SweptResource } from './queries.ts';
+
+export type ApiObject = {
+  /** The object as the API returned it, kept verbatim in the raw log. */
+  raw: unknown;
+  id: string | null;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+};
+
+const time = (value: unknown) => {
+  if (typeof value !== 'string') return null;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? null : new Date(parsed);
+};
+
+/** The few fields the sweep compares by; the worker validates the rest like any delivery. */
+export function readApiObject(raw: unknown): ApiObject {
+  const object = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const createdAt = time(object.created_at);
+  return {
+    raw,
+    id: typeof object.id === 'string' && object.id !== '' ? object.id : null,
+    createdAt,
+    updatedAt: time(object.updated_at) ?? createdAt,
+  };
+}
+
+export type Outcome = 'new' | 'newer' | 'unchanged';
+
+/** `new`: Tally never projected it; `newer`: the API's state is newer than the newest Tally projected. */
+export function outcomeOf(object: ApiObject, projected: ProjectedState | undefined): Outcome {
+  if (!projected || object.id === null) return 'new';
+  if (object.updatedAt !== null && object.updatedAt > projected.updatedAt) return 'newer';
+  return 'unchanged';
+}
+
+const SUBJECT_TYPE = { payments: 'payment', forwarding_requests: 'forwarding_request' } as const;
+
+/**
+ * `event_missed` when the API shows a state older than the grace period that no webhook delivery brought:
+ * the object itself (nothing was ever delivered) or a newer state of it. Null otherwise.
+ */
+export function missedFinding(
+  resource: SweptResource,
+  object: ApiObject,
+  projected: ProjectedState | undefined,
+  context: { accountId: string; graceEnd: Date },
+): FindingDraft | null {
+  if (object.id === null || object.updatedAt === null || object.updatedAt > context.graceEnd) return null;
+  const delivered = projected?.deliveredUpdatedAt ?? null;
+  if (delivered !== null && delivered >= object.updatedAt) return null;
+  return {
+    code: 'event_missed',
+    severity: 'error',
+    subjectType: SUBJECT_TYPE[resource],
+    subjectId: object.id,
+    accountId: context.accountId,
+    expected: object.updatedAt.toISOString(),
+    actual: delivered?.toISOString() ?? null,
+    details: {
+      missing: delivered === null ? 'object' : 'newer_state',
+      api_updated_at: object.updatedAt.toISOString(),
+      delivered_updated_at: delivered?.toISOString() ?? null,
+      account_id: context.accountId,
+    },
+  };
+}
+
+const EVENT_NAME = {
+  payments: 'payment.api_snapshot',
+  forwarding_requests: 'forwarding_request.api_snapshot',
+};
+
+/**
+ * The raw-log row of an API object: an envelope like a delivery's, whose id is the object's id and
+ * `updated_at`, so the same state fetched twice is stored once.
+ */
+export function snapshotOf(
+  resource: SweptResource,
+  object: ApiObject,
+  context: { accountId: string; accountType: string; fetchedAt: Date },
+): ApiSnapshot {
+  const data = JSON.stringify(object.raw);
+  const state = object.id === null ? createHash('sha256').update(data).digest('hex') : object.id;
+  const eventId = `api_${state}_${object.updatedAt?.toISOString() ?? 'undated'}`.slice(0, 255);
+  const body = JSON.stringify({
+    id: eventId,
+    event_name: EVENT_NAME[resource],
+    account_id: context.accountId,
+    account_type: context.accountType,
+    platform_account_id: null,
+    idempotency_key: null,
+    request_id: null,
+    version: 'v1',
+    data: object.raw,
+  });
+  const rawBody = Buffer.from(body);
+  return {
+    eventId,
+    eventName: EVENT_NAME[resource],
+    accountId: context.accountId,
+    accountType: context.accountType,
+    rawBody,
+    bodySha256: createHash('sha256').update(rawBody).digest(),
+    receivedAt: context.fetchedAt,
+  };
+}
