@@ -84,13 +84,16 @@ export function snapshotOf(
   context: { accountId: string; accountType: string; fetchedAt: Date },
 ): ApiSnapshot {
   const data = JSON.stringify(object.raw);
+  // A payment says whether it is a test one; otherwise the account's deliveries said (or `live`).
+  const isTest = (object.raw as { is_test?: unknown } | null)?.is_test;
+  const accountType = typeof isTest === 'boolean' ? (isTest ? 'test' : 'live') : context.accountType;
   const state = object.id === null ? createHash('sha256').update(data).digest('hex') : object.id;
   const eventId = `api_${state}_${object.updatedAt?.toISOString() ?? 'undated'}`.slice(0, 255);
   const body = JSON.stringify({
     id: eventId,
     event_name: EVENT_NAME[resource],
     account_id: context.accountId,
-    account_type: context.accountType,
+    account_type: accountType,
     platform_account_id: null,
     idempotency_key: null,
     request_id: null,
@@ -102,7 +105,7 @@ export function snapshotOf(
     eventId,
     eventName: EVENT_NAME[resource],
     accountId: context.accountId,
-    accountType: context.accountType,
+    accountType,
     rawBody,
     bodySha256: createHash('sha256').update(rawBody).digest(),
     receivedAt: context.fetchedAt,
