@@ -163,9 +163,12 @@ try {
       `process-event worker:          ${workerRate.toFixed(0)} events/s\n` +
       `ratio worker / baseline:       ${(workerRate / baselineRate).toFixed(2)}\n`,
   );
-  await boss.stop({ graceful: false });
+  // The workers (reconcile-payment still runs after the last delivery is processed) use `pool`: a graceful
+  // stop lets their jobs finish and closes pg-boss's own pool, and only then is `pool` closed.
+  await boss.stop({ graceful: true, timeout: 20_000 });
   await pool.end();
-  // pg-boss closes its pool a moment after stop() resolves; let it, before Postgres goes away.
+  // pg's pool.end() resolves before its clients' sockets have closed: stopping Postgres at once would
+  // terminate them, and the pool would log each one as a failed client.
   await new Promise((resolve) => setTimeout(resolve, 1000));
 } finally {
   await database.stop();

@@ -1,5 +1,12 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
-import { webhookRoutes } from '../ingest/route.ts';
+import {
+  createWebhookHandler,
+  keepWebhookError,
+  readWebhookBody,
+  type WebhookHandler,
+  webhookRoutes,
+} from '../ingest/route.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -15,12 +22,15 @@ import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 
 /** Builds the Express app; knows nothing of ports, so tests drive it directly. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(
+  deps: AppDeps,
+  handleWebhook: WebhookHandler = createWebhookHandler(deps),
+): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', parseQueryString);
-  app.use(webhookRoutes(deps));
+  app.use(webhookRoutes(handleWebhook));
   app.use(healthRoutes(deps));
   app.use(
     '/api',
@@ -37,4 +47,33 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;
+}
+
+/**
+ * The web role's request listener. `POST /webhooks` (that exact URL) skips Express: under load the CPU
+ * profile put Express's per-request work (router, request and response setup, res.json) at the top, and
+ * the web role's throughput is bounded by CPU, not Postgres. Everything else, including `/webhooks/`,
+ * `/webhooks?…` and a webhook body that fails to read (413, aborted, bad encoding), is answered by the
+ * app, so those answers keep their one source. Both paths run the same handler and group-commit writer.
+ */
+export function createWebListener(deps: AppDeps): RequestListener {
+  const handleWebhook = createWebhookHandler(deps);
+  const app = createApp(deps, handleWebhook);
+  return (req, res) => {
+    if (req.method !== 'POST' || req.url !== '/webhooks') {
+      app(req, res);
+      return;
+    }
+    readWebhookBody(req, res, (err) => {
+      if (err) {
+        keepWebhookError(req, err);
+        app(req, res);
+        return;
+      }
+      handleWebhook(req, res).catch((failure: unknown) => {
+        keepWebhookError(req, failure);
+        app(req, res);
+      });
+    });
+  };
 }

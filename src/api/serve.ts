@@ -1,14 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 
-/** Listens with timeouts that keep slow or idle clients from holding sockets; resolves once bound. */
+/**
+ * Listens with timeouts that keep slow or idle clients from holding sockets; resolves once bound. Takes the
+ * Express app itself or the web role's listener (api/app.ts `createWebListener`): the timeouts belong to
+ * the server, so they hold for requests Express never sees.
+ */
 export function serve(
-  app: Express,
+  listener: RequestListener,
   port: number,
   timeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 },
 ): Promise<Server> {
   // Timeouts are checked every `checkEveryMs` (Node's default is 30 s, too coarse to stop slow clients).
-  const server = createServer({ connectionsCheckingInterval: timeouts.checkEveryMs }, app);
+  const server = createServer({ connectionsCheckingInterval: timeouts.checkEveryMs }, listener);
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
   server.keepAliveTimeout = 5_000;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Router } from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
@@ -25,18 +26,53 @@ export type WebhookDeps = {
   now: () => Date;
 };
 
-// The app's error body, written here so ingest depends on nothing of the API it is mounted in.
-const refuse = (res: Response, status: number, code: string, message: string) =>
-  res.status(status).json({ error: { code, message } });
+/** A request whose body `readWebhookBody` has read: a Buffer, or undefined when it had none. */
+export type WebhookRequest = IncomingMessage & { body?: unknown };
+export type WebhookHandler = (req: WebhookRequest, res: ServerResponse) => Promise<void>;
+type Next = (err?: unknown) => void;
+
+// body-parser's raw reader works on plain Node requests, so Express and the direct listener (api/app.ts)
+// share its limit, Content-Encoding handling and errors.
+const readRawBody = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
+// An error the direct listener met before Express saw the request (the body failed to read): the request is
+// then handed to Express, and the app's one error handler words the answer.
+const earlierErrors = new WeakMap<IncomingMessage, unknown>();
+
+/** Reads the raw body into `req.body` (up to 1 MiB), or passes on the error the direct listener met. */
+export function readWebhookBody(req: WebhookRequest, res: ServerResponse, next: Next): void {
+  if (earlierErrors.has(req)) {
+    next(earlierErrors.get(req));
+    return;
+  }
+  readRawBody(req, res, next);
+}
+
+/** Keeps an error for `readWebhookBody` to pass on when the direct listener hands this request to Express. */
+export function keepWebhookError(req: IncomingMessage, err: unknown): void {
+  earlierErrors.set(req, err);
+}
+
+// The app's error body, written here so ingest depends on nothing of the API it is mounted in. Written with
+// writeHead/end rather than res.json: the same bytes, without Express's per-response work (and no ETag).
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
+  answer(res, status, { error: { code, message } });
 
 /**
  * Verify on the raw body, parse the envelope, store and enqueue in one transaction (shared with concurrent
- * deliveries: group commit), answer. Nothing else.
+ * deliveries: group commit), answer. Nothing else. Plain Node request and response, so the same handler
+ * serves Express (tests, supertest) and the web role's direct listener.
  */
-export function webhookRoutes(deps: WebhookDeps): Router {
-  const router = express.Router();
+export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
   const writer = createDeliveryWriter(deps.pool, deps.boss);
-  router.post('/webhooks', express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }), async (req, res) => {
+  return async (req, res) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -47,8 +83,8 @@ export function webhookRoutes(deps: WebhookDeps): Router {
 
     const check = verifySignature({
       secrets: deps.config.WEBHOOK_SECRETS ?? [],
-      timestamp: req.get(TIMESTAMP_HEADER),
-      signature: req.get(SIGNATURE_HEADER),
+      timestamp: headerOf(req, TIMESTAMP_HEADER),
+      signature: headerOf(req, SIGNATURE_HEADER),
       rawBody,
       now: receivedAt,
       toleranceSeconds: deps.config.WEBHOOK_TOLERANCE_SECONDS,
@@ -80,9 +116,22 @@ export function webhookRoutes(deps: WebhookDeps): Router {
       deps.log.warn({ eventId: event.eventId, reason: event.quarantineReason }, 'delivery quarantined');
     if (outcome === 'conflict')
       deps.log.warn({ eventId: event.eventId }, 'event id redelivered with a different body');
-    res.status(200).json({ received: true, event_id: event.eventId, duplicate: outcome === 'duplicate' });
-  });
+    answer(res, 200, { received: true, event_id: event.eventId, duplicate: outcome === 'duplicate' });
+  };
+}
+
+/** `POST /webhooks` in Express: the path tests drive with supertest, and every variant the listener passes on. */
+export function webhookRoutes(handleWebhook: WebhookHandler): Router {
+  const router = express.Router();
+  router.post('/webhooks', readWebhookBody, handleWebhook);
   return router;
+}
+
+// What Express's req.get returns for these names: Node joins a repeated header into one string (only
+// set-cookie stays an array), and none of them is Referer, req.get's one special case.
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** The body as text and parsed; undefined unless it is UTF-8 JSON. */
@@ -96,14 +145,14 @@ function parseJson(rawBody: Buffer): { text: string; value: unknown } | undefine
 }
 
 function toNewEvent(
-  req: Request,
+  req: IncomingMessage,
   rawBody: Buffer,
   body: { text: string; value: unknown },
   receivedAt: Date,
 ): NewEvent {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
-    const value = req.get(name);
+    const value = headerOf(req, name);
     if (value !== undefined) headers[name] = value;
   }
   const common = { headers, rawBody, receivedAt, bodySha256: createHash('sha256').update(rawBody).digest() };

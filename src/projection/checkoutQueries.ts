@@ -79,25 +79,40 @@ const UPSERT_CHECKOUT_SQL = newerWinsUpsert('checkouts', CHECKOUT_COLUMNS, {
     { key: ['status_rank', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },
   ],
   // Set by whichever events name them: fees by the checkout, the payment by its completion. An event
-  // without them never clears them; the newest snapshot that has fees decides them.
+  // without them never clears them; the newest snapshot that has fees decides them, and the least payment
+  // id named wins.
   custom: {
-    fees: 'case when excluded.fees is not null and (checkouts.fees is null or (excluded.updated_at, excluded.event_row_id) > (checkouts.updated_at, checkouts.event_row_id)) then excluded.fees else checkouts.fees end',
-    payment_id:
-      'coalesce(least(checkouts.payment_id, excluded.payment_id), checkouts.payment_id, excluded.payment_id)',
+    fees: {
+      merge:
+        '(array_agg(fees order by updated_at desc, event_row_id desc) filter (where fees is not null))[1]',
+      update:
+        'case when excluded.fees is not null and (checkouts.fees is null or (excluded.updated_at, excluded.event_row_id) > (checkouts.updated_at, checkouts.event_row_id)) then excluded.fees else checkouts.fees end',
+    },
+    payment_id: {
+      merge: 'min(payment_id)',
+      update:
+        'coalesce(least(checkouts.payment_id, excluded.payment_id), checkouts.payment_id, excluded.payment_id)',
+    },
   },
 });
 
-/** Upserts what a checkout event or a completion event says about its checkout. */
-export async function upsertCheckout(db: Queryable, row: CheckoutRow | CheckoutCompletionRow): Promise<void> {
-  await db.query(UPSERT_CHECKOUT_SQL, [row]);
+/** Upserts what a batch of checkout events and completion events says about their checkouts. */
+export async function upsertCheckouts(
+  db: Queryable,
+  rows: (CheckoutRow | CheckoutCompletionRow)[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  await db.query(UPSERT_CHECKOUT_SQL, [JSON.stringify(rows)]);
 }
 
-/** Payments linked to a checkout from either side: the checkout's own link, or a payment naming it. */
-export async function listPaymentsOfCheckout(db: Queryable, checkoutId: string): Promise<string[]> {
+/** Payments linked to the checkouts from either side: a checkout's own link, or a payment naming it. */
+export async function listPaymentsOfCheckouts(db: Queryable, checkoutIds: string[]): Promise<string[]> {
+  if (checkoutIds.length === 0) return [];
   const { rows } = await db.query<{ id: string }>(
-    `select payment_id as id from checkouts where id = $1::text and payment_id is not null
-     union select id from payments where checkout_id = $1::text`,
-    [checkoutId],
+    `select payment_id as id from checkouts where id = any($1::text[]) and payment_id is not null
+     union select id from payments where checkout_id = any($1::text[])`,
+    [checkoutIds],
   );
   return rows.map((row) => row.id);
 }

@@ -62,7 +62,9 @@ const UPSERT_DISPUTE_SQL = newerWinsUpsert('disputes', DISPUTE_COLUMNS, {
   ],
 });
 
-/** Upserts a dispute snapshot; newer snapshots win their fields, a higher-ranked status wins the status. */
-export async function upsertDispute(db: Queryable, row: DisputeRow): Promise<void> {
-  await db.query(UPSERT_DISPUTE_SQL, [row]);
+/** Upserts a batch of dispute snapshots; newer snapshots win their fields, a higher-ranked status the status. */
+export async function upsertDisputes(db: Queryable, rows: DisputeRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  await db.query(UPSERT_DISPUTE_SQL, [JSON.stringify(rows)]);
 }

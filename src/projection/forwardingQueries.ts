@@ -72,13 +72,18 @@ const UPSERT_FORWARDING_REQUEST_SQL = newerWinsUpsert('forwarding_requests', FOR
   ],
   // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
   custom: {
-    delivered_updated_at: 'greatest(forwarding_requests.delivered_updated_at, excluded.delivered_updated_at)',
+    delivered_updated_at: {
+      merge: 'max(delivered_updated_at)',
+      update: 'greatest(forwarding_requests.delivered_updated_at, excluded.delivered_updated_at)',
+    },
   },
 });
 
-/** Upserts a forwarding request snapshot. */
-export async function upsertForwardingRequest(db: Queryable, row: ForwardingRequestRow): Promise<void> {
-  await db.query(UPSERT_FORWARDING_REQUEST_SQL, [row]);
+/** Upserts a batch of forwarding request snapshots. */
+export async function upsertForwardingRequests(db: Queryable, rows: ForwardingRequestRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  await db.query(UPSERT_FORWARDING_REQUEST_SQL, [JSON.stringify(rows)]);
 }
 
 /** One terminal outcome event of a forwarding request, keyed by the event that reported it. */
@@ -100,27 +105,29 @@ const FORWARDING_OUTCOME_COLUMNS: ColumnTypes<ForwardingOutcomeRow> = {
   url: 'text',
 };
 
-const INSERT_FORWARDING_OUTCOME_SQL = `insert into forwarding_outcomes (${columnList(FORWARDING_OUTCOME_COLUMNS)})
+const INSERT_FORWARDING_OUTCOMES_SQL = `insert into forwarding_outcomes (${columnList(FORWARDING_OUTCOME_COLUMNS)})
      select ${columnList(FORWARDING_OUTCOME_COLUMNS)}
-       from jsonb_to_record($1::jsonb) as r(${recordDefinition(FORWARDING_OUTCOME_COLUMNS)})
+       from jsonb_to_recordset($1::jsonb) as r(${recordDefinition(FORWARDING_OUTCOME_COLUMNS)})
+      order by event_row_id
      on conflict (event_row_id) do nothing`;
 
-/** Records one terminal outcome event of a forwarding request; the same event twice is stored once. */
-export async function insertForwardingOutcome(db: Queryable, row: ForwardingOutcomeRow): Promise<void> {
-  await db.query(INSERT_FORWARDING_OUTCOME_SQL, [row]);
+/** Records terminal outcome events of forwarding requests; the same event twice is stored once. */
+export async function insertForwardingOutcomes(db: Queryable, rows: ForwardingOutcomeRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(INSERT_FORWARDING_OUTCOMES_SQL, [JSON.stringify(rows)]);
 }
 
-type RecordedForwardingOutcome = Omit<ForwardingOutcomeRow, 'forwarding_request_id' | 'url'>;
+export type RecordedForwardingOutcome = Omit<ForwardingOutcomeRow, 'url'>;
 
-/** The outcomes recorded for a request, in the order their events were stored. */
+/** The outcomes recorded for the requests, each request's in the order their events were stored. */
 export async function listForwardingOutcomes(
   db: Queryable,
-  requestId: string,
+  requestIds: string[],
 ): Promise<RecordedForwardingOutcome[]> {
   const { rows } = await db.query<RecordedForwardingOutcome>(
-    `select event_row_id, status, failure_reason, response_status_code
-       from forwarding_outcomes where forwarding_request_id = $1::text order by event_row_id`,
-    [requestId],
+    `select event_row_id, forwarding_request_id, status, failure_reason, response_status_code
+       from forwarding_outcomes where forwarding_request_id = any($1::text[]) order by event_row_id`,
+    [requestIds],
   );
   return rows;
 }

@@ -5,8 +5,11 @@ export type NewerWinsSpec<Column extends string> = {
   groups: readonly { key: readonly Column[]; columns: readonly Column[] }[];
   /** Facts such as "authorized at": the earliest time any snapshot showed them. */
   earliest?: readonly Column[];
-  /** Columns with their own update expression (`excluded.x`, `<table>.x`). */
-  custom?: { readonly [C in Column]?: string };
+  /**
+   * Columns with their own rule, written twice: `merge`, an aggregate over the batch's rows of one id, and
+   * `update`, which combines that merged row (`excluded.x`) with the stored one (`<table>.x`).
+   */
+  custom?: { readonly [C in Column]?: { merge: string; update: string } };
 };
 
 type ColumnsWithRule<Spec extends NewerWinsSpec<string>> =
@@ -23,10 +26,13 @@ type EveryColumnHasRule<Column extends string, Spec extends NewerWinsSpec<string
   : { columnsWithoutRule: Exclude<Column, 'id' | ColumnsWithRule<Spec>> };
 
 /**
- * SQL for an upsert from one jsonb parameter ($1, keyed by column name, read with the column types given)
- * in which the stored row keeps, per group, the values of the greatest order key seen. A maximum over a set
+ * SQL for an upsert of a batch of rows (one jsonb array parameter, $1, keyed by column name, read with the
+ * column types given) in which the stored row keeps, per group, the values of the greatest order key seen.
+ * Postgres refuses to update one row twice in a statement, so the rows of one id are first merged with the
+ * same rules (per group the row of the greatest key, the least of each earliest fact): a maximum over a set
  * does not depend on the order the rows arrive in, which is what lets a projection be rebuilt exactly from
- * the raw log.
+ * the raw log, and lets a batch give what its deliveries one at a time give. Rows are written in id order,
+ * so concurrent batches lock shared rows in one order and never deadlock.
  */
 export function newerWinsUpsert<Column extends string, const Spec extends NewerWinsSpec<NoInfer<Column>>>(
   table: string,
@@ -34,20 +40,31 @@ export function newerWinsUpsert<Column extends string, const Spec extends NewerW
   spec: Spec & EveryColumnHasRule<Column, Spec>,
 ): string {
   const earliest = spec.earliest ?? [];
-  const custom: Partial<Record<string, string>> = spec.custom ?? {};
+  const custom: Partial<Record<string, { merge: string; update: string }>> = spec.custom ?? {};
+  const merged = new Map<string, string>([['id', 'id']]);
   const assignments = spec.groups.flatMap((group) => {
+    const newestFirst = group.key.map((column) => `${column} desc`).join(', ');
     const incoming = group.key.map((column) => `excluded.${column}`).join(', ');
     const stored = group.key.map((column) => `${table}.${column}`).join(', ');
-    return [...group.columns, ...group.key].map(
-      (column) =>
-        `${column} = case when (${incoming}) > (${stored}) then excluded.${column} else ${table}.${column} end`,
-    );
+    return [...group.columns, ...group.key].map((column) => {
+      merged.set(column, `(array_agg(${column} order by ${newestFirst}))[1]`);
+      return `${column} = case when (${incoming}) > (${stored}) then excluded.${column} else ${table}.${column} end`;
+    });
   });
-  for (const column of earliest)
+  for (const column of earliest) {
+    merged.set(column, `min(${column})`);
     assignments.push(`${column} = least(${table}.${column}, excluded.${column})`);
-  for (const [column, expression] of Object.entries(custom)) assignments.push(`${column} = ${expression}`);
-  const columns = columnList(columnTypes);
-  return `insert into ${table} (${columns})
-    select ${columns} from jsonb_to_record($1::jsonb) as r(${recordDefinition(columnTypes)})
+  }
+  for (const [column, rule] of Object.entries(custom)) {
+    if (!rule) continue;
+    merged.set(column, rule.merge);
+    assignments.push(`${column} = ${rule.update}`);
+  }
+  const columns = Object.keys(columnTypes);
+  return `insert into ${table} (${columnList(columnTypes)})
+    select ${columns.map((column) => merged.get(column)).join(', ')}
+      from jsonb_to_recordset($1::jsonb) as r(${recordDefinition(columnTypes)})
+     group by id
+     order by id
     on conflict (id) do update set ${assignments.join(',\n      ')}`;
 }

@@ -115,23 +115,27 @@ const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
   ],
   earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
   // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
-  custom: { delivered_updated_at: 'greatest(payments.delivered_updated_at, excluded.delivered_updated_at)' },
+  // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
+  custom: {
+    delivered_updated_at: {
+      merge: 'max(delivered_updated_at)',
+      update: 'greatest(payments.delivered_updated_at, excluded.delivered_updated_at)',
+    },
+  },
 })}
-  returning event_row_id = $2::bigint as current, fees_event_row_id = $2::bigint as fees_current`;
+  returning id, fees_event_row_id`;
 
 /**
- * Upserts a payment snapshot; `current` / `feesCurrent` say whether this
- * snapshot (its fields / its fee list) is now the one shown.
+ * Upserts a batch of payment snapshots. Returns, per payment, the delivery row whose fee list is now the
+ * one shown (0: none has shown one yet).
  */
-export async function upsertPayment(
-  db: Queryable,
-  row: PaymentRow,
-): Promise<{ current: boolean; feesCurrent: boolean }> {
-  const { rows } = await db.query<{ current: boolean; fees_current: boolean }>(UPSERT_PAYMENT_SQL, [
-    row,
-    row.event_row_id,
+export async function upsertPayments(db: Queryable, rows: PaymentRow[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  const result = await db.query<{ id: string; fees_event_row_id: number }>(UPSERT_PAYMENT_SQL, [
+    JSON.stringify(rows),
   ]);
-  return { current: rows[0]?.current ?? false, feesCurrent: rows[0]?.fees_current ?? false };
+  return new Map(result.rows.map((row) => [row.id, row.fees_event_row_id]));
 }
 
 export type PaymentFeeRow = {
@@ -164,14 +168,18 @@ const paymentFeeColumns = columnList(PAYMENT_FEE_COLUMNS);
 const REPLACE_PAYMENT_FEES_SQL = `with incoming as (
        select * from jsonb_to_recordset($2::jsonb) as r(${recordDefinition(PAYMENT_FEE_COLUMNS)})
      ), removed as (
-       delete from payment_fees where payment_id = $1::text and id not in (select id from incoming)
+       delete from payment_fees
+        where payment_id = any($1::text[]) and not exists (select from incoming where incoming.id = payment_fees.id)
      )
      insert into payment_fees (${paymentFeeColumns})
-     select ${paymentFeeColumns} from incoming
+     select ${paymentFeeColumns} from incoming order by id
      on conflict (id) do update set ${setFromExcluded(PAYMENT_FEE_COLUMNS)}`;
 
-/** Makes a payment's fee rows exactly those of its newest snapshot (fees arrive asynchronously). */
-export async function replacePaymentFees(db: Queryable, paymentId: string, fees: PaymentFeeRow[]) {
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(REPLACE_PAYMENT_FEES_SQL, [paymentId, JSON.stringify(fees)]);
+/**
+ * Makes the fee rows of each payment given exactly those of its newest snapshot (fees arrive
+ * asynchronously): `fees` holds the rows of all of them, an empty list leaves a payment none.
+ */
+export async function replacePaymentFees(db: Queryable, paymentIds: string[], fees: PaymentFeeRow[]) {
+  if (paymentIds.length === 0) return;
+  await db.query(REPLACE_PAYMENT_FEES_SQL, [paymentIds, JSON.stringify(fees)]);
 }

@@ -5,6 +5,7 @@ import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueue } from '../queue/queues.ts';
+import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
 import {
   countUnknownValues,
@@ -14,7 +15,7 @@ import {
   markEventFailed,
   markEventsProcessed,
 } from './eventQueries.ts';
-import { projectEvent } from './projectEvent.ts';
+import { projectBatch } from './projectBatch.ts';
 import { unknownValuesOf } from './unknownValues.ts';
 
 export type ProcessingContext = { pool: Pool; boss: Boss };
@@ -73,55 +74,52 @@ const toProject = (event: EventToProcess) => ({
 });
 
 /**
+ * Validates every delivery into rows first (nothing is written if one is invalid), then projects them and
+ * marks them processed in one transaction.
+ */
+async function projectEvents({ pool, boss }: ProcessingContext, events: EventToProcess[]): Promise<void> {
+  const rows = rowsOfBatch(events.map(toProject));
+  await withTransaction(pool, async (client) => {
+    const paymentIds = await projectBatch(client, rows);
+    await finishProcessing(client, boss, events, paymentIds);
+  });
+}
+
+/**
  * Projects one stored delivery and marks it processed, in one transaction. A delivery that cannot be
  * projected is marked failed with the reason, and the error is rethrown so its job is retried.
  */
-export async function processStoredEvent({ pool, boss }: ProcessingContext, id: number): Promise<void> {
-  const event = await findEventToProcess(pool, id);
+export async function processStoredEvent(context: ProcessingContext, id: number): Promise<void> {
+  const event = await findEventToProcess(context.pool, id);
   if (!event || !needsProcessing(event)) return;
   try {
-    await withTransaction(pool, async (client) => {
-      const paymentIds = await projectEvent(client, toProject(event));
-      await finishProcessing(client, boss, [event], paymentIds);
-    });
+    await projectEvents(context, [event]);
   } catch (err) {
-    await markEventFailed(pool, event.id, describe(err));
+    await markEventFailed(context.pool, event.id, describe(err));
     throw err;
   }
 }
 
 /**
- * Projects a batch of deliveries in one transaction, which is what makes the worker fast. If any of them
- * fails, the batch is rolled back and each delivery is processed on its own, so one bad delivery never
- * fails its neighbours. Returns the error of each delivery that failed.
+ * Projects a batch of deliveries in one transaction and a fixed handful of statements, which is what makes
+ * the worker fast. If any of them fails (validation or a statement), the batch is rolled back and each
+ * delivery is processed on its own, so one bad delivery never fails its neighbours. Returns the error of
+ * each delivery that failed.
  */
 export async function processStoredEvents(
   context: ProcessingContext,
   ids: number[],
 ): Promise<Map<number, unknown>> {
-  const { pool, boss } = context;
-  const events = (await findEventsToProcess(pool, ids)).filter(needsProcessing);
-  // Touching subjects in one order keeps concurrent batches from deadlocking on shared rows.
-  events.sort((a, b) => subjectOf(a).localeCompare(subjectOf(b)) || a.id - b.id);
+  const events = (await findEventsToProcess(context.pool, ids)).filter(needsProcessing);
   const failures = new Map<number, unknown>();
   try {
-    await withTransaction(pool, async (client) => {
-      const paymentIds: string[] = [];
-      for (const event of events) paymentIds.push(...(await projectEvent(client, toProject(event))));
-      await finishProcessing(client, boss, events, paymentIds);
-    });
+    await projectEvents(context, events);
   } catch {
     for (const event of events) {
       await processStoredEvent(context, event.id).catch((err: unknown) => failures.set(event.id, err));
     }
   }
   return failures;
-}
-
-function subjectOf(event: EventToProcess): string {
-  const data = event.body.data;
-  const id = data.payment_id ?? data.checkout_id ?? data.id;
-  return typeof id === 'string' ? id : '';
 }
 
 // Schema problems name the field, never its value; anything else is passed through the card redactor.

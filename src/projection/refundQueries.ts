@@ -39,21 +39,19 @@ const UPSERT_REFUND_SQL = `${newerWinsUpsert('refunds', REFUND_COLUMNS, {
     { key: ['returned_fees_updated_at', 'returned_fees_event_row_id'], columns: [] },
   ],
 })}
-  returning event_row_id = $2::bigint as current, returned_fees_event_row_id = $2::bigint as fees_current`;
+  returning id, returned_fees_event_row_id`;
 
 /**
- * Upserts a refund snapshot; `current` / `feesCurrent` say whether this
- * snapshot (its fields / its fee list) is now the one shown.
+ * Upserts a batch of refund snapshots. Returns, per refund, the delivery row whose returned fees are now
+ * the ones shown (0: none has shown them yet).
  */
-export async function upsertRefund(
-  db: Queryable,
-  row: RefundRow,
-): Promise<{ current: boolean; feesCurrent: boolean }> {
-  const { rows } = await db.query<{ current: boolean; fees_current: boolean }>(UPSERT_REFUND_SQL, [
-    row,
-    row.event_row_id,
+export async function upsertRefunds(db: Queryable, rows: RefundRow[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
+  const result = await db.query<{ id: string; returned_fees_event_row_id: number }>(UPSERT_REFUND_SQL, [
+    JSON.stringify(rows),
   ]);
-  return { current: rows[0]?.current ?? false, feesCurrent: rows[0]?.fees_current ?? false };
+  return new Map(result.rows.map((row) => [row.id, row.returned_fees_event_row_id]));
 }
 
 export type ReturnedFeeRow = {
@@ -83,14 +81,15 @@ const returnedFeeColumns = columnList(RETURNED_FEE_COLUMNS);
 const REPLACE_RETURNED_FEES_SQL = `with incoming as (
        select * from jsonb_to_recordset($2::jsonb) as r(${recordDefinition(RETURNED_FEE_COLUMNS)})
      ), removed as (
-       delete from returned_fees where refund_id = $1::text and id not in (select id from incoming)
+       delete from returned_fees
+        where refund_id = any($1::text[]) and not exists (select from incoming where incoming.id = returned_fees.id)
      )
      insert into returned_fees (${returnedFeeColumns})
-     select ${returnedFeeColumns} from incoming
+     select ${returnedFeeColumns} from incoming order by id
      on conflict (id) do update set ${setFromExcluded(RETURNED_FEE_COLUMNS)}`;
 
-/** Makes a refund's returned-fee rows exactly those of its newest snapshot. */
-export async function replaceReturnedFees(db: Queryable, refundId: string, fees: ReturnedFeeRow[]) {
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(REPLACE_RETURNED_FEES_SQL, [refundId, JSON.stringify(fees)]);
+/** Makes the returned-fee rows of each refund given exactly those of its newest snapshot. */
+export async function replaceReturnedFees(db: Queryable, refundIds: string[], fees: ReturnedFeeRow[]) {
+  if (refundIds.length === 0) return;
+  await db.query(REPLACE_RETURNED_FEES_SQL, [refundIds, JSON.stringify(fees)]);
 }

@@ -1,11 +1,5 @@
-import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import {
-  type CheckoutCompletionRow,
-  type CheckoutRow,
-  listPaymentsOfCheckout,
-  upsertCheckout,
-} from './checkoutQueries.ts';
+import type { CheckoutCompletionRow, CheckoutRow } from './checkoutQueries.ts';
 import {
   checkoutCompletionSchema,
   checkoutFeesOf,
@@ -14,19 +8,12 @@ import {
 } from './checkoutSnapshot.ts';
 import type { EventToProject } from './event.ts';
 
-/**
- * Projects a completion object (`chc_`): it links its checkout and the payment it made.
- * Returns the payments linked to the checkout, whose checkout fee check the change may affect.
- */
-export async function projectCheckoutCompletion(
-  db: Queryable,
-  event: EventToProject,
-  data: unknown,
-): Promise<string[]> {
+/** What a completion object (`chc_`) says about its checkout: its status and the payment it made. */
+export function checkoutCompletionRowOf(event: EventToProject, data: unknown): CheckoutCompletionRow {
   const completion = checkoutCompletionSchema.parse(data);
   const updatedAt = completion.updated_at ?? completion.created_at ?? event.receivedAt;
   const { status, rank } = checkoutStatus(event.eventName, completion.status, 'completion');
-  await upsertCheckout(db, {
+  return {
     id: completion.checkout_id,
     account_id: event.accountId,
     account_type: event.accountType,
@@ -39,22 +26,15 @@ export async function projectCheckoutCompletion(
     updated_at: '-infinity',
     event_row_id: event.rowId,
     snapshot: {},
-  } satisfies CheckoutCompletionRow);
-  return listPaymentsOfCheckout(db, completion.checkout_id);
+  };
 }
 
-/**
- * Projects a checkout. Returns the payments linked to it, whose checkout fee check the change may affect.
- */
-export async function projectCheckout(
-  db: Queryable,
-  event: EventToProject,
-  data: unknown,
-): Promise<string[]> {
+/** The row of a checkout snapshot. */
+export function checkoutRowOf(event: EventToProject, data: unknown): CheckoutRow {
   const checkout = checkoutSchema.parse(data);
   const updatedAt = checkout.updated_at ?? checkout.created_at ?? event.receivedAt;
   const { status, rank } = checkoutStatus(event.eventName, checkout.status, 'checkout');
-  await upsertCheckout(db, {
+  return {
     id: checkout.id,
     account_id: checkout.account_id ?? event.accountId,
     account_type: event.accountType,
@@ -72,6 +52,5 @@ export async function projectCheckout(
     updated_at: updatedAt,
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
-  } satisfies CheckoutRow);
-  return listPaymentsOfCheckout(db, checkout.id);
+  };
 }

@@ -1,7 +1,6 @@
-import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
 import type { EventToProject } from './event.ts';
-import { type PaymentFeeRow, type PaymentRow, replacePaymentFees, upsertPayment } from './paymentQueries.ts';
+import type { PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
 import {
   isTerminalStatus,
   methodKindOf,
@@ -10,15 +9,22 @@ import {
   paymentModeOf,
   paymentSchema,
 } from './paymentSnapshot.ts';
-import { projectRefund } from './projectRefund.ts';
+import { type RefundRows, refundRowsOf } from './refundRows.ts';
 
-/** Projects a payment snapshot: the payment, its fee list and the refunds embedded in it. Returns its id. */
-export async function projectPayment(db: Queryable, event: EventToProject, data: unknown): Promise<string> {
+export type PaymentRows = {
+  payment: PaymentRow;
+  /** The snapshot's fee list, null when it has none; stored only if this snapshot's fees end up shown. */
+  fees: PaymentFeeRow[] | null;
+  refunds: RefundRows[];
+};
+
+/** The rows of a payment snapshot: the payment, its fee list and the refunds embedded in it. */
+export function paymentRowsOf(event: EventToProject, data: unknown): PaymentRows {
   const payment = paymentSchema.parse(data);
   const updatedAt = payment.updated_at ?? payment.created_at ?? event.receivedAt;
   const facts = paymentFacts(payment, event.eventName, updatedAt);
   const methodKind = methodKindOf(payment);
-  const { feesCurrent } = await upsertPayment(db, {
+  const row = {
     id: payment.id,
     account_id: payment.account_id ?? event.accountId,
     account_type: event.accountType,
@@ -57,31 +63,26 @@ export async function projectPayment(db: Queryable, event: EventToProject, data:
     fees_event_row_id: payment.fees ? event.rowId : 0,
     delivered_updated_at: event.source === 'webhook' ? updatedAt : null,
     snapshot: redactCardNumbers(data),
-  } satisfies PaymentRow);
-  if (feesCurrent && payment.fees) {
-    await replacePaymentFees(
-      db,
-      payment.id,
-      payment.fees.map(
-        (fee) =>
-          ({
-            id: fee.id,
-            payment_id: payment.id,
-            type: fee.type,
-            amount: fee.amount,
-            remaining_amount: fee.remaining_amount ?? null,
-            currency: fee.currency ?? payment.currency.toLowerCase(),
-            source_configuration_id: fee.source_configuration_id ?? null,
-            source_fee_type: fee.source_fee_type ?? null,
-            snapshot_updated_at: updatedAt,
-          }) satisfies PaymentFeeRow,
-      ),
-    );
-  }
+  } satisfies PaymentRow;
+  const fees =
+    payment.fees?.map(
+      (fee) =>
+        ({
+          id: fee.id,
+          payment_id: payment.id,
+          type: fee.type,
+          amount: fee.amount,
+          remaining_amount: fee.remaining_amount ?? null,
+          currency: fee.currency ?? payment.currency.toLowerCase(),
+          source_configuration_id: fee.source_configuration_id ?? null,
+          source_fee_type: fee.source_fee_type ?? null,
+          snapshot_updated_at: updatedAt,
+        }) satisfies PaymentFeeRow,
+    ) ?? null;
   // The raw objects, not the parsed ones: the refund projection validates and keeps them as received.
   const rawRefunds = (data as { refunds?: Record<string, unknown>[] | null }).refunds ?? [];
-  for (const refund of rawRefunds) {
-    await projectRefund(db, event, { ...refund, payment_id: refund.payment_id ?? payment.id }, updatedAt);
-  }
-  return payment.id;
+  const refunds = rawRefunds.map((refund) =>
+    refundRowsOf(event, { ...refund, payment_id: refund.payment_id ?? payment.id }, updatedAt),
+  );
+  return { payment: row, fees, refunds };
 }

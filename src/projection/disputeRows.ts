@@ -1,15 +1,14 @@
-import type { Queryable } from '../db/pool.ts';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import { type DisputeRow, upsertDispute } from './disputeQueries.ts';
+import type { DisputeRow } from './disputeQueries.ts';
 import { disputeSchema, disputeStatus } from './disputeSnapshot.ts';
 import type { EventToProject } from './event.ts';
 
-/** Projects a dispute snapshot (`dp_`). Returns the disputed payment, whose reconciliation reports it. */
-export async function projectDispute(db: Queryable, event: EventToProject, data: unknown): Promise<string> {
+/** The row of a dispute snapshot (`dp_`). */
+export function disputeRowOf(event: EventToProject, data: unknown): DisputeRow {
   const dispute = disputeSchema.parse(data);
   const updatedAt = dispute.updated_at ?? dispute.created_at ?? event.receivedAt;
   const { status, rank } = disputeStatus(event.eventName, dispute.status);
-  await upsertDispute(db, {
+  return {
     id: dispute.id,
     payment_id: dispute.payment_id,
     account_id: dispute.account_id ?? event.accountId,
@@ -27,6 +26,5 @@ export async function projectDispute(db: Queryable, event: EventToProject, data:
     updated_at: updatedAt,
     event_row_id: event.rowId,
     snapshot: redactCardNumbers(data),
-  } satisfies DisputeRow);
-  return dispute.payment_id;
+  };
 }

@@ -1,0 +1,82 @@
+import type { CheckoutCompletionRow, CheckoutRow } from './checkoutQueries.ts';
+import { checkoutCompletionRowOf, checkoutRowOf } from './checkoutRows.ts';
+import type { DisputeRow } from './disputeQueries.ts';
+import { disputeRowOf } from './disputeRows.ts';
+import type { EventToProject } from './event.ts';
+import { familyOf } from './eventFamilies.ts';
+import { type ForwardingRows, forwardingRowsOf } from './forwardingRows.ts';
+import type { PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
+import { paymentRowsOf } from './paymentRows.ts';
+import { type RefundRows, refundRowsOf } from './refundRows.ts';
+
+/** The typed rows of a batch of stored deliveries, per table, before anything is written. */
+export type BatchRows = {
+  payments: { payment: PaymentRow; fees: PaymentFeeRow[] | null }[];
+  refunds: RefundRows[];
+  checkouts: (CheckoutRow | CheckoutCompletionRow)[];
+  disputes: DisputeRow[];
+  forwarding: ForwardingRows[];
+  /** Payments the deliveries name, whose reconciliation the batch may affect. */
+  paymentIds: string[];
+  /** Checkouts the deliveries name: their linked payments' checkout fee check may change too. */
+  checkoutIds: string[];
+};
+
+/**
+ * Parses and validates every delivery of a batch (routed by the shape of its `data`, see `familyOf`) into
+ * rows. Pure: a delivery that fails validation throws its ZodError before anything is written.
+ */
+export function rowsOfBatch(events: EventToProject[]): BatchRows {
+  const batch: BatchRows = {
+    payments: [],
+    refunds: [],
+    checkouts: [],
+    disputes: [],
+    forwarding: [],
+    paymentIds: [],
+    checkoutIds: [],
+  };
+  for (const event of events) addRowsOf(batch, event);
+  return batch;
+}
+
+function addRowsOf(batch: BatchRows, event: EventToProject): void {
+  switch (familyOf(event.eventName, event.data)) {
+    case 'payment': {
+      const { payment, fees, refunds } = paymentRowsOf(event, event.data);
+      batch.payments.push({ payment, fees });
+      batch.refunds.push(...refunds);
+      batch.paymentIds.push(payment.id);
+      return;
+    }
+    case 'refund': {
+      const rows = refundRowsOf(event, event.data);
+      batch.refunds.push(rows);
+      batch.paymentIds.push(rows.refund.payment_id);
+      return;
+    }
+    case 'checkout': {
+      const checkout = checkoutRowOf(event, event.data);
+      batch.checkouts.push(checkout);
+      batch.checkoutIds.push(checkout.id);
+      return;
+    }
+    case 'checkout_completion': {
+      const completion = checkoutCompletionRowOf(event, event.data);
+      batch.checkouts.push(completion);
+      batch.checkoutIds.push(completion.id);
+      return;
+    }
+    case 'dispute': {
+      const dispute = disputeRowOf(event, event.data);
+      batch.disputes.push(dispute);
+      batch.paymentIds.push(dispute.payment_id);
+      return;
+    }
+    case 'forwarding':
+      batch.forwarding.push(forwardingRowsOf(event, event.data));
+      return;
+    case 'other':
+      return;
+  }
+}

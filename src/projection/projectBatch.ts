@@ -1,0 +1,105 @@
+import type { Queryable } from '../db/pool.ts';
+import { recordFindings } from '../findings/recordFindings.ts';
+import type { BatchRows } from './batchRows.ts';
+import { listPaymentsOfCheckouts, upsertCheckouts } from './checkoutQueries.ts';
+import { upsertDisputes } from './disputeQueries.ts';
+import { forwardingConflict } from './forwardingConflict.ts';
+import {
+  insertForwardingOutcomes,
+  listForwardingOutcomes,
+  upsertForwardingRequests,
+} from './forwardingQueries.ts';
+import type { ForwardingRows } from './forwardingRows.ts';
+import { replacePaymentFees, upsertPayments } from './paymentQueries.ts';
+import { replaceReturnedFees, upsertRefunds } from './refundQueries.ts';
+
+type FeeList<Fee> = { ownerId: string; rowId: number; fees: Fee[] | null };
+
+/**
+ * The fee lists to store: per owner, the one of the snapshot whose fees the upsert left shown (its delivery
+ * row id), if that snapshot is in the batch; otherwise the stored list stays. The last list of an owner
+ * wins, as when a payment lists one refund twice and each is applied in turn.
+ */
+function shownFeeLists<Fee>(lists: FeeList<Fee>[], shownRowIds: Map<string, number>) {
+  const shown = new Map<string, Fee[]>();
+  for (const { ownerId, rowId, fees } of lists) {
+    if (fees !== null && shownRowIds.get(ownerId) === rowId) shown.set(ownerId, fees);
+  }
+  return { ownerIds: [...shown.keys()], fees: [...shown.values()].flat() };
+}
+
+/**
+ * Writes the rows of a batch with one statement per table, whatever the number of deliveries: the
+ * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments whose
+ * reconciliation the batch may affect.
+ */
+export async function projectBatch(db: Queryable, batch: BatchRows): Promise<string[]> {
+  const paymentFeesShown = await upsertPayments(
+    db,
+    batch.payments.map(({ payment }) => payment),
+  );
+  const paymentFees = shownFeeLists(
+    batch.payments.map(({ payment, fees }) => ({ ownerId: payment.id, rowId: payment.event_row_id, fees })),
+    paymentFeesShown,
+  );
+  await replacePaymentFees(db, paymentFees.ownerIds, paymentFees.fees);
+
+  const returnedFeesShown = await upsertRefunds(
+    db,
+    batch.refunds.map(({ refund }) => refund),
+  );
+  const returnedFees = shownFeeLists(
+    batch.refunds.map(({ refund, returnedFees }) => ({
+      ownerId: refund.id,
+      rowId: refund.event_row_id,
+      fees: returnedFees,
+    })),
+    returnedFeesShown,
+  );
+  await replaceReturnedFees(db, returnedFees.ownerIds, returnedFees.fees);
+
+  await upsertCheckouts(db, batch.checkouts);
+  await upsertDisputes(db, batch.disputes);
+  await upsertForwardingRequests(
+    db,
+    batch.forwarding.map(({ request }) => request),
+  );
+  await recordForwardingOutcomes(db, batch.forwarding);
+  // Read after every write of the batch, so a payment and its checkout projected together are linked.
+  const checkoutPayments = await listPaymentsOfCheckouts(db, [...new Set(batch.checkoutIds)]);
+  return [...batch.paymentIds, ...checkoutPayments];
+}
+
+/**
+ * Records each terminal outcome event, then checks every request that got one against all its recorded
+ * outcomes: a second, different outcome opens `forwarding_outcome_conflict` in the same transaction.
+ */
+async function recordForwardingOutcomes(db: Queryable, forwarding: ForwardingRows[]): Promise<void> {
+  const outcomes = forwarding.flatMap(({ outcome }) => (outcome ? [outcome] : []));
+  if (outcomes.length === 0) return;
+  await insertForwardingOutcomes(db, outcomes);
+  // The newest outcome event of a request names the account its finding is filed under.
+  const accountByRequest = new Map(
+    forwarding
+      .filter(({ outcome }) => outcome !== null)
+      .sort((a, b) => a.request.event_row_id - b.request.event_row_id)
+      .map(({ request, accountId }) => [request.id, accountId]),
+  );
+  const recorded = await listForwardingOutcomes(db, [...accountByRequest.keys()]);
+  const now = new Date();
+  // One findings scope per request, so one call each; only requests with an outcome in the batch.
+  for (const [requestId, accountId] of accountByRequest) {
+    const conflict = forwardingConflict(
+      requestId,
+      recorded
+        .filter((row) => row.forwarding_request_id === requestId)
+        .map((row) => ({
+          status: row.status,
+          failureReason: row.failure_reason,
+          responseStatusCode: row.response_status_code,
+        })),
+    );
+    const context = { scope: `forwarding:${requestId}`, accountId, currency: null, now };
+    await recordFindings(db, context, conflict ? [conflict] : []);
+  }
+}
