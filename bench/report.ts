@@ -13,23 +13,13 @@ import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { renderCsv } from '../src/reports/renderCsv.ts';
 import { renderHtml } from '../src/reports/renderHtml.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
+import { sampleRss, timed } from './measure.ts';
 
 const PAYMENTS = Number(process.argv[2] ?? 1_000_000);
 const REFUNDS = Math.floor(PAYMENTS / 5);
 const DAY = '2026-11-02';
 const log = createLogger('warn');
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 20);
-
-async function timed<T>(label: string, work: () => Promise<T>): Promise<[T, number]> {
-  const started = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - started) / 1000;
-  process.stderr.write(`${label}: ${seconds.toFixed(2)} s\n`);
-  return [result, seconds];
-}
+const rss = sampleRss();
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-report-'));
 await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
@@ -82,7 +72,7 @@ try {
       [`${DAY}T00:00:00Z`],
     );
   });
-  peakRss = process.memoryUsage().rss;
+  rss.reset();
   const [report, reportSeconds] = await timed('daily report', async () => {
     const built = await withReportSnapshot(pool, (client) => buildDailyReport(client, DAY, new Date()));
     let bytes = 0;
@@ -90,13 +80,13 @@ try {
     bytes += renderHtml(built, 'rpt_bench').length;
     return { built, bytes };
   });
-  clearInterval(sampler);
+  rss.stop();
   const payments = report.built.totals.reduce((sum, total) => sum + Number(total.payments), 0);
   process.stdout.write(
     `${PAYMENTS} payments, ${REFUNDS} refunds; report rows: ${report.built.accounts.length} accounts, ${payments} payments counted\n` +
       `baseline grouped scan:   ${baselineSeconds.toFixed(2)} s\n` +
       `daily report (+CSV/HTML): ${reportSeconds.toFixed(2)} s (ratio to baseline ${(reportSeconds / baselineSeconds).toFixed(2)}; target ≤ 30 s)\n` +
-      `peak RSS while building:  ${(peakRss / 1024 / 1024).toFixed(0)} MB (target ≤ 300 MB)\n`,
+      `peak RSS while building:  ${(rss.peak() / 1024 / 1024).toFixed(0)} MB (target ≤ 300 MB)\n`,
   );
   await pool.end();
 } finally {

@@ -18,22 +18,12 @@ import { createProviderClient } from '../src/provider/client.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { sweepAccount } from '../src/sweep/sweepAccount.ts';
+import { sampleRss, timed } from './measure.ts';
 
 const PAYMENTS = Number(process.argv[2] ?? 100_000);
 const ACCOUNT = 'acc_bench';
 const log = createLogger('warn');
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 20);
-
-async function timed<T>(label: string, work: () => Promise<T>): Promise<[T, number]> {
-  const started = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - started) / 1000;
-  process.stderr.write(`${label}: ${seconds.toFixed(2)} s\n`);
-  return [result, seconds];
-}
+const rss = sampleRss();
 
 const simulator = createSimulator({ clientId: 'bench', clientSecret: 'bench-secret' });
 const now = Date.now();
@@ -65,7 +55,7 @@ try {
     for await (const page of client.paymentPages(ACCOUNT)) count += page.length;
     return count;
   });
-  const rssBefore = peakRss;
+  const rssBefore = rss.peak();
   const [counts, sweepSeconds] = await timed(`sweep of ${PAYMENTS} payments`, () =>
     sweepAccount({ pool, boss, client, log, now: () => new Date() }, ACCOUNT, {
       kind: 'sweep',
@@ -84,7 +74,7 @@ try {
         baseline_paging_seconds: Number(pagingSeconds.toFixed(2)),
         sweep_seconds: Number(sweepSeconds.toFixed(2)),
         ratio_sweep_to_paging: Number((sweepSeconds / pagingSeconds).toFixed(2)),
-        peak_rss_mb: Math.round(peakRss / 2 ** 20),
+        peak_rss_mb: Math.round(rss.peak() / 2 ** 20),
         peak_rss_before_sweep_mb: Math.round(rssBefore / 2 ** 20),
       },
       null,
@@ -94,7 +84,7 @@ try {
   await boss.stop({ graceful: false });
   await pool.end();
 } finally {
-  clearInterval(sampler);
+  rss.stop();
   await closeServer(server);
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { listSeenAccounts } from '../src/feeConfigurations/queries.ts';
+import { listSubAccounts } from '../src/feeConfigurations/queries.ts';
 import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';
@@ -13,14 +13,10 @@ export default defineJob('fee-configuration-sync', {
   async handle(payload, context) {
     const client = providerClientFromConfig(context.config, context.log);
     if (!client) return;
-    const accounts = payload.account_id
-      ? [payload.account_id]
-      : [
-          ...new Set([
-            ...(context.config.PROVIDER_SUB_ACCOUNTS ?? []),
-            ...(await listSeenAccounts(context.pool)),
-          ]),
-        ];
+    const accounts = await listSubAccounts(context.pool, {
+      named: payload.account_id,
+      configured: context.config.PROVIDER_SUB_ACCOUNTS,
+    });
     context.log.info({ accounts: accounts.length }, 'fee configuration sync started');
     let done = 0;
     for (const accountId of accounts) {

@@ -1,4 +1,4 @@
-import { listSeenAccounts } from '../src/feeConfigurations/queries.ts';
+import { listSubAccounts } from '../src/feeConfigurations/queries.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';
 import { sweepAccount } from '../src/sweep/sweepAccount.ts';
@@ -13,14 +13,10 @@ export default defineJob('missed-event-sweep', {
   async handle(payload, context) {
     const client = providerClientFromConfig(context.config, context.log);
     if (!client) return;
-    const accounts = payload.account_id
-      ? [payload.account_id]
-      : [
-          ...new Set([
-            ...(context.config.PROVIDER_SUB_ACCOUNTS ?? []),
-            ...(await listSeenAccounts(context.pool)),
-          ]),
-        ];
+    const accounts = await listSubAccounts(context.pool, {
+      named: payload.account_id,
+      configured: context.config.PROVIDER_SUB_ACCOUNTS,
+    });
     const since = new Date(context.now().getTime() - context.config.SWEEP_LOOKBACK_HOURS * 3600_000);
     for (const accountId of accounts) {
       await sweepAccount({ ...context, client }, accountId, {

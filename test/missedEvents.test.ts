@@ -309,6 +309,9 @@ describe('missed-event sweep', () => {
     const bad = await runCli(['backfill', '--since', 'yesterday'], env);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--since must be a day, YYYY-MM-DD');
+    const badAccount = await runCli(['backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'], env);
+    expect(badAccount.status).toBe(2);
+    expect(badAccount.stderr).toContain('--account must be a sub account id');
   });
 
   it('an object the API returns that fails validation is stored and fails in the worker, naming the field', async () => {

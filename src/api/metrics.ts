@@ -6,6 +6,7 @@ import {
   countEventsByStatus,
   countQueuedJobs,
   countUnknownValuesByField,
+  type SweepSummary,
   summarizeSweeps,
 } from './queries.ts';
 
@@ -15,6 +16,17 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export function createMetrics(pool: Pool, boss: Boss) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // One read of the sweeps per scrape: prom-client collects every metric at once, so the two sweep metrics
+  // share the read in flight.
+  let sweepRead: Promise<SweepSummary | null> | null = null;
+  const readSweeps = () => {
+    sweepRead ??= summarizeSweeps(pool)
+      .catch(() => null)
+      .finally(() => {
+        sweepRead = null;
+      });
+    return sweepRead;
+  };
   return {
     registry,
     deliveries: new Counter({
@@ -74,7 +86,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       registers: [registry],
       async collect() {
         // Summed from the sweeps' own records, so every web process reports what every worker swept.
-        const summary = await summarizeSweeps(pool).catch(() => null);
+        const summary = await readSweeps();
         if (!summary) return;
         this.reset();
         for (const outcome of ['new', 'newer', 'unchanged', 'missed'] as const)
@@ -86,7 +98,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'How long the last complete missed-event sweep of an account took',
       registers: [registry],
       async collect() {
-        const summary = await summarizeSweeps(pool).catch(() => null);
+        const summary = await readSweeps();
         if (summary?.lastSweepSeconds != null) this.set(summary.lastSweepSeconds);
       },
     }),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createPool } from '../db/pool.ts';
-import { listSeenAccounts } from '../feeConfigurations/queries.ts';
+import { listSubAccounts } from '../feeConfigurations/queries.ts';
 import { providerClientFromConfig } from '../provider/clientFromConfig.ts';
 import { createBoss } from '../queue/boss.ts';
 import type { SweepCounts } from '../sweep/queries.ts';
@@ -24,6 +24,9 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
   const since = values.since;
   if (!since || !/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since)))
     throw new Error(`--since must be a day, YYYY-MM-DD; usage: ${usage}`);
+  // The account goes into the Sub-Account header: refuse what a header cannot carry, naming the option.
+  if (values.account !== undefined && !/^[\w-]{1,255}$/.test(values.account))
+    throw new Error(`--account must be a sub account id (letters, digits, _ or -); usage: ${usage}`);
   const client = providerClientFromConfig(config, log);
   if (!client)
     throw new Error('PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET must be set');
@@ -33,9 +36,10 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
   const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
   try {
-    const accounts = values.account
-      ? [values.account]
-      : [...new Set([...(config.PROVIDER_SUB_ACCOUNTS ?? []), ...(await listSeenAccounts(pool))])];
+    const accounts = await listSubAccounts(pool, {
+      named: values.account,
+      configured: config.PROVIDER_SUB_ACCOUNTS,
+    });
     if (accounts.length === 0)
       throw new Error('no sub account: name one with --account or PROVIDER_SUB_ACCOUNTS');
     const total = { listed: 0, new: 0, newer: 0, unchanged: 0, missed: 0 };

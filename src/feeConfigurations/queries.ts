@@ -113,11 +113,20 @@ export async function listFeeConfigurationAccounts(db: Queryable): Promise<strin
   return rows.map((row) => row.account_id);
 }
 
-/** Every sub account Tally has projected something for. */
-export async function listSeenAccounts(db: Queryable): Promise<string[]> {
+/**
+ * The sub accounts to sync and sweep: the one named, or those configured (PROVIDER_SUB_ACCOUNTS, known
+ * before any of their events arrive) and every one Tally has projected something for.
+ */
+export async function listSubAccounts(
+  db: Queryable,
+  { named, configured }: { named?: string | undefined; configured?: readonly string[] | undefined },
+): Promise<string[]> {
+  if (named !== undefined) return [named];
   const { rows } = await db.query<{ account_id: string }>(
-    `select account_id from payments union select account_id from checkouts
-     union select account_id from forwarding_requests order by account_id`,
+    `select unnest($1::text[]) as account_id union select account_id from payments
+     union select account_id from checkouts union select account_id from forwarding_requests
+     order by account_id`,
+    [configured ?? []],
   );
   return rows.map((row) => row.account_id);
 }

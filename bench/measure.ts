@@ -1,0 +1,23 @@
+/** Runs `work`, prints how long it took on stderr, and returns its result with the seconds. */
+export async function timed<T>(label: string, work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  process.stderr.write(`${label}: ${seconds.toFixed(2)} s\n`);
+  return [result, seconds];
+}
+
+/** Samples the process's RSS every 20 ms: `peak()` since start or the last `reset()`, in bytes. */
+export function sampleRss() {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  return {
+    peak: () => peak,
+    reset: () => {
+      peak = process.memoryUsage().rss;
+    },
+    stop: () => clearInterval(sampler),
+  };
+}
