@@ -17,6 +17,7 @@ import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { machineCpuSeconds, processCpuSeconds } from './cpuUsage.ts';
 import { ensureWrk, runWrk, type WrkResult, writeSignedRequests } from './ingestWrk.ts';
+import { endPool } from './measure.ts';
 
 const SECONDS = Number(process.argv[2] ?? 15);
 const CONNECTIONS = 32;
@@ -220,7 +221,7 @@ try {
   baselines.push(await baseline(baselineUrl, SECONDS));
   process.stdout.write(report(results, baselines, bodyBytes));
 } finally {
-  await admin.end();
+  await endPool(admin);
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -21,3 +21,12 @@ export function sampleRss() {
     stop: () => clearInterval(sampler),
   };
 }
+
+/**
+ * Ends a pool so that Postgres can be stopped right after: pg's pool.end() resolves before its clients'
+ * sockets have closed, and a socket Postgres then terminates raises an error nobody listens to any more.
+ */
+export async function endPool(pool: { end: () => Promise<void> }): Promise<void> {
+  await pool.end();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}

@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { jobs } from '../jobs/index.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/pool.ts';
@@ -15,8 +14,6 @@ import { createSimulator } from '../src/dev/simulator/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { createProviderClient } from '../src/provider/client.ts';
-import { createBoss } from '../src/queue/boss.ts';
-import { createQueues } from '../src/queue/job.ts';
 import { sweepAccount } from '../src/sweep/sweepAccount.ts';
 import { sampleRss, timed } from './measure.ts';
 
@@ -46,9 +43,6 @@ const database = await startEmbeddedPostgres(dataDir, log);
 try {
   await release(database.connectionString, log);
   const pool = createPool(database.connectionString, log, 4);
-  const boss = createBoss(database.connectionString, log);
-  await boss.start();
-  await createQueues(boss, jobs);
 
   const [listed, pagingSeconds] = await timed(`baseline: page ${PAYMENTS} payments`, async () => {
     let count = 0;
@@ -57,7 +51,7 @@ try {
   });
   const rssBefore = rss.peak();
   const [counts, sweepSeconds] = await timed(`sweep of ${PAYMENTS} payments`, () =>
-    sweepAccount({ pool, boss, client, log, now: () => new Date() }, ACCOUNT, {
+    sweepAccount({ pool, client, log, now: () => new Date() }, ACCOUNT, {
       kind: 'sweep',
       since: new Date(now - 72 * 3600_000),
       graceMinutes: 30,
@@ -81,7 +75,6 @@ try {
       2,
     ),
   );
-  await boss.stop({ graceful: false });
   await pool.end();
 } finally {
   rss.stop();

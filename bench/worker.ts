@@ -9,10 +9,11 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
+import { startEventProcessing } from '../src/projection/processingLoop.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
-import { enqueue } from '../src/queue/queues.ts';
 import { startWorkers } from '../src/queue/workers.ts';
+import { endPool } from './measure.ts';
 
 const N = Number(process.argv[2] ?? 50_000);
 const CLIENTS = 4;
@@ -113,18 +114,14 @@ try {
     );
   });
 
-  // Stored deliveries with their jobs, written in bulk so only the worker is measured.
-  const boss = createBoss(database.connectionString, log, { max: 6 });
-  await boss.start();
-  await createQueues(boss, jobs);
+  // Stored deliveries (the raw log is the worker's queue), written in bulk so only the worker is measured.
   for (let start = 0; start < rows.length; start += 1000) {
     const slice = rows.slice(start, start + 1000);
-    const { rows: inserted } = await pool.query<{ id: number }>(
+    await pool.query(
       `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body, received_at)
        select e->>'event_id', (e->'body')->>'event_name', (e->'body')->>'account_id', 'live', '{}',
               convert_to(e->>'raw', 'utf8'), decode(e->>'sha', 'hex'), e->'body', now()
-         from jsonb_array_elements($1::jsonb) e
-       returning id`,
+         from jsonb_array_elements($1::jsonb) e`,
       [
         JSON.stringify(
           slice.map((row) => ({
@@ -136,14 +133,14 @@ try {
         ),
       ],
     );
-    await enqueue(
-      boss,
-      'process-event',
-      inserted.map((row) => ({ id: row.id })),
-    );
   }
 
+  const boss = createBoss(database.connectionString, log, { max: 6 });
+  await boss.start();
+  await createQueues(boss, jobs);
+  let stopProcessing = async () => {};
   const workerSeconds = await timed('worker', async () => {
+    stopProcessing = startEventProcessing({ pool, boss, log });
     await startWorkers({ pool, boss, log, config: Object.freeze({}) as never, now: () => new Date() }, jobs);
     for (;;) {
       const { rows: left } = await pool.query(
@@ -165,11 +162,9 @@ try {
   );
   // The workers (reconcile-payment still runs after the last delivery is processed) use `pool`: a graceful
   // stop lets their jobs finish and closes pg-boss's own pool, and only then is `pool` closed.
+  await stopProcessing();
   await boss.stop({ graceful: true, timeout: 20_000 });
-  await pool.end();
-  // pg's pool.end() resolves before its clients' sockets have closed: stopping Postgres at once would
-  // terminate them, and the pool would log each one as a failed client.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await endPool(pool);
 } finally {
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });

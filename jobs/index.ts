@@ -5,13 +5,11 @@ import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
-import processEvent from './process-event.ts';
 import reconcilePayment from './reconcile-payment.ts';
 import sendAlert from './send-alert.ts';
 
 // Keyed by queue, so a queue of the registry left without its handler is a type error.
 const handlers = {
-  'process-event': processEvent,
   'reconcile-payment': reconcilePayment,
   'capture-expiry-scan': captureExpiryScan,
   'send-alert': sendAlert,

@@ -12,7 +12,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { openRuntime } from '../src/processes/runtime.ts';
-import { startWorkers } from '../src/queue/workers.ts';
+import { startWorker } from '../src/processes/worker.ts';
 
 export type Target = { url: string; secret: string; token: string };
 
@@ -42,7 +42,7 @@ export async function startOwnTally(): Promise<{ target: Target; stop: () => Pro
     const runtime = await openRuntime(config, log, database.connectionString);
     const now = () => new Date();
     const app = createApp({ ...runtime, metrics: createMetrics(runtime.pool, runtime.boss), jobs, now });
-    await startWorkers({ ...runtime, now }, jobs);
+    const stopWorker = await startWorker(runtime);
     const server = await serve(app, 0);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
@@ -52,6 +52,7 @@ export async function startOwnTally(): Promise<{ target: Target; stop: () => Pro
     const stop = () => {
       stopping ??= (async () => {
         await closeServer(server);
+        await stopWorker();
         await runtime.close();
         await removeDatabase();
       })();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedConfiguration } from '../src/dev/simulator/feeConfigurationStore.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
-import { deliver, drain, waitForJobs } from './helpers/fixtures.ts';
+import { deliver, drain, settle as settleFixtures, waitForJobs } from './helpers/fixtures.ts';
 import { startSimulator } from './helpers/simulator.ts';
 
 const ACCOUNT = 'acc_loop';
@@ -69,7 +69,8 @@ async function openFindings() {
 async function runJob(name: string) {
   const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send({});
   expect(response.status).toBe(202);
-  await waitForJobs(t, [name, 'process-event', 'reconcile-payment']);
+  await waitForJobs(t, [name]);
+  await settleFixtures(t);
 }
 
 async function settle() {

@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { createPool } from '../db/pool.ts';
 import { listSubAccounts } from '../feeConfigurations/queries.ts';
 import { providerClientFromConfig } from '../provider/clientFromConfig.ts';
-import { createBoss } from '../queue/boss.ts';
 import type { SweepCounts } from '../sweep/queries.ts';
 import { sweepAccount } from '../sweep/sweepAccount.ts';
 import type { CliContext } from './context.ts';
@@ -32,9 +31,6 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
     throw new Error('PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET must be set');
   const databaseUrl = await resolveDatabaseUrl(config);
   const pool = createPool(databaseUrl, log, 4);
-  // Only to enqueue the processing of what it stores; this process runs no workers.
-  const boss = createBoss(databaseUrl, log, { max: 2 });
-  await boss.start();
   try {
     const accounts = await listSubAccounts(pool, {
       named: values.account,
@@ -44,7 +40,7 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
       throw new Error('no sub account: name one with --account or PROVIDER_SUB_ACCOUNTS');
     const total = { listed: 0, new: 0, newer: 0, unchanged: 0, missed: 0 };
     for (const accountId of accounts) {
-      const counts = await sweepAccount({ pool, boss, client, log, now: () => new Date() }, accountId, {
+      const counts = await sweepAccount({ pool, client, log, now: () => new Date() }, accountId, {
         kind: 'backfill',
         since: new Date(`${since}T00:00:00Z`),
         graceMinutes: config.SWEEP_GRACE_MINUTES,
@@ -58,7 +54,6 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
     process.stdout.write(`${summary(total)}\n`);
     return 0;
   } finally {
-    await boss.stop({ graceful: false });
     await pool.end();
   }
 }

@@ -1,5 +1,4 @@
-import { type Pool, withTransaction } from '../db/pool.ts';
-import type { Boss } from '../queue/boss.ts';
+import type { Pool } from '../db/pool.ts';
 import type { NewEvent } from './queries.ts';
 import { type StoreOutcome, storeDeliveries } from './storeDeliveries.ts';
 
@@ -8,17 +7,13 @@ type Waiting = { event: NewEvent; resolve: (outcome: StoreOutcome) => void; reje
 export type DeliveryWriter = { write: (event: NewEvent) => Promise<StoreOutcome> };
 
 /**
- * Group commit for webhook deliveries. A delivery that arrives while fewer than `maxFlushes` transactions
- * are committing goes out on the next tick (no added latency when idle); under load, deliveries queue
- * while transactions are busy and the next one takes up to `maxBatch` of them at once. Each request is
- * answered only after the transaction holding its own row and job commits. If a batch fails, its
- * deliveries are retried one per transaction, so only the ones that fail alone get an error (503).
+ * Group commit for webhook deliveries. A delivery that arrives while fewer than `maxFlushes` batches are
+ * being written goes out on the next tick (no added latency when idle); under load, deliveries queue while
+ * batches are busy and the next one takes up to `maxBatch` of them at once. Each request is answered only
+ * after the statement holding its own row commits. If a batch fails, its deliveries are retried one at a
+ * time, so only the ones that fail alone get an error (503).
  */
-export function createDeliveryWriter(
-  pool: Pool,
-  boss: Boss,
-  options = { maxBatch: 64, maxFlushes: 4 },
-): DeliveryWriter {
+export function createDeliveryWriter(pool: Pool, options = { maxBatch: 64, maxFlushes: 4 }): DeliveryWriter {
   const waiting: Waiting[] = [];
   let flushing = 0;
   let scheduled = false;
@@ -41,12 +36,9 @@ export function createDeliveryWriter(
 
   async function flush(batch: Waiting[]): Promise<void> {
     try {
-      const outcomes = await withTransaction(pool, (client) =>
-        storeDeliveries(
-          client,
-          boss,
-          batch.map((item) => item.event),
-        ),
+      const outcomes = await storeDeliveries(
+        pool,
+        batch.map((item) => item.event),
       );
       batch.forEach((item, index) => {
         item.resolve(outcomes[index] as StoreOutcome);
@@ -57,7 +49,7 @@ export function createDeliveryWriter(
         return;
       }
       for (const item of batch) {
-        await withTransaction(pool, (client) => storeDeliveries(client, boss, [item.event])).then(
+        await storeDeliveries(pool, [item.event]).then(
           ([outcome]) => item.resolve(outcome as StoreOutcome),
           item.reject,
         );

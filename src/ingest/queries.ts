@@ -14,27 +14,35 @@ export type NewEvent = {
   receivedAt: Date;
 };
 
-export type InsertedEvent = { id: number; event_id: string | null; body_sha256: Buffer };
+export type StoredEvent = { inserted: boolean; id: number; event_id: string | null; body_sha256: Buffer };
 
 /**
- * Inserts deliveries in one statement, in order, skipping any whose event id (or, quarantined, whose
- * body) is already stored, including by an earlier one of the same batch. Returns the rows inserted.
+ * Inserts deliveries in one statement, in order, skipping any whose event id (or, quarantined, whose body)
+ * is already stored, including by an earlier one of the same batch. Returns the rows inserted and, in the
+ * same round trip, the stored row of every other event id that was already committed when the statement
+ * began (a redelivery, the common case). An id stored by a transaction that committed while this statement
+ * ran is in neither list: `findStoredBodyHashes` reads it afterwards.
  */
-export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<InsertedEvent[]> {
-  const { rows } = await db.query<InsertedEvent>(
-    `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
-                         body, status, quarantine_reason, received_at)
-     select e.event_id, e.event_name, e.account_id, e.account_type, e.headers, decode(e.raw_body, 'base64'),
-            decode(e.body_sha256, 'hex'), e.body::jsonb,
-            case when e.quarantine_reason is null then 'received' else 'quarantined' end,
-            e.quarantine_reason, e.received_at
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
-                   $8::text[], $9::text[], $10::timestamptz[])
-            with ordinality as e(event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
-                                 body, quarantine_reason, received_at, position)
-      order by e.position
-     on conflict do nothing
-     returning id, event_id, body_sha256`,
+export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
+  const { rows } = await db.query<StoredEvent>(
+    `with inserted as (
+       insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
+                           body, status, quarantine_reason, received_at)
+       select e.event_id, e.event_name, e.account_id, e.account_type, e.headers, decode(e.raw_body, 'base64'),
+              decode(e.body_sha256, 'hex'), e.body::jsonb,
+              case when e.quarantine_reason is null then 'received' else 'quarantined' end,
+              e.quarantine_reason, e.received_at
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
+                     $8::text[], $9::text[], $10::timestamptz[])
+              with ordinality as e(event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
+                                   body, quarantine_reason, received_at, position)
+        order by e.position
+       on conflict do nothing
+       returning id, event_id, body_sha256
+     )
+     select true as inserted, id, event_id, body_sha256 from inserted
+     union all
+     select false, id, event_id, body_sha256 from events where event_id = any($1::text[])`,
     [
       events.map((event) => event.eventId),
       events.map((event) => event.eventName),

@@ -5,7 +5,6 @@ import type { Counter, Histogram } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import type { Boss } from '../queue/boss.ts';
 import { parseEnvelope } from './envelope.ts';
 import { createDeliveryWriter } from './groupCommit.ts';
 import type { NewEvent } from './queries.ts';
@@ -20,7 +19,6 @@ const KEPT_HEADERS = [TIMESTAMP_HEADER, SIGNATURE_HEADER, 'content-type', 'user-
 export type WebhookDeps = {
   config: Pick<Config, 'WEBHOOK_SECRETS' | 'WEBHOOK_TOLERANCE_SECONDS'>;
   pool: Pool;
-  boss: Boss;
   log: Logger;
   metrics: { deliveries: Counter<'outcome'>; ackSeconds: Histogram<'status'> };
   now: () => Date;
@@ -66,12 +64,12 @@ const refuse = (res: ServerResponse, status: number, code: string, message: stri
   answer(res, status, { error: { code, message } });
 
 /**
- * Verify on the raw body, parse the envelope, store and enqueue in one transaction (shared with concurrent
- * deliveries: group commit), answer. Nothing else. Plain Node request and response, so the same handler
+ * Verify on the raw body, parse the envelope, store in one statement (shared with concurrent deliveries:
+ * group commit), answer. Nothing else. Plain Node request and response, so the same handler
  * serves Express (tests, supertest) and the web role's direct listener.
  */
 export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
-  const writer = createDeliveryWriter(deps.pool, deps.boss);
+  const writer = createDeliveryWriter(deps.pool);
   return async (req, res) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

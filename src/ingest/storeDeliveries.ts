@@ -1,6 +1,4 @@
-import type { PoolClient } from '../db/pool.ts';
-import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
+import { type Pool, withTransaction } from '../db/pool.ts';
 import {
   findStoredBodyHashes,
   insertEventConflicts,
@@ -8,45 +6,60 @@ import {
   type NewEvent,
   openEventConflictFindings,
   openQuarantineFindings,
+  type StoredEvent,
 } from './queries.ts';
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'quarantined';
 
 const key = (eventId: string | null, hash: Buffer) => `${eventId ?? ''}\u0000${hash.toString('hex')}`;
 
+// A quarantined delivery opens its finding in the transaction that stores it, so nobody misses one; the
+// common batch has none and is one statement, committed on its own (the row is also the worker's queue).
+async function insertBatch(pool: Pool, events: NewEvent[]): Promise<StoredEvent[]> {
+  if (events.every((event) => event.quarantineReason === null)) return insertEvents(pool, events);
+  return withTransaction(pool, async (client) => {
+    const rows = await insertEvents(client, events);
+    const quarantined = rows.filter((row) => row.inserted && row.event_id === null);
+    await openQuarantineFindings(
+      client,
+      quarantined.map((row) => row.id),
+    );
+    return rows;
+  });
+}
+
 /**
- * Stores deliveries and enqueues their processing on the caller's transaction, so each delivery and its
- * job commit together, in a fixed handful of statements however many deliveries share the transaction
- * (group commit). The same event id with the same bytes is a duplicate, also within one batch; with other
- * bytes it is a conflict, kept aside. Conflicts and quarantines open their findings in the same transaction.
+ * Stores deliveries in one statement however many share it (group commit); a stored delivery is what the
+ * worker claims, so there is no job to write. The same event id with the same bytes is a duplicate, also
+ * within one batch; with other bytes it is a conflict, kept aside with its finding. Conflicts are recorded
+ * after the batch commits: if that fails the request fails and the provider's retry records it again.
  */
-export async function storeDeliveries(
-  client: PoolClient,
-  boss: Boss,
-  events: NewEvent[],
-): Promise<StoreOutcome[]> {
-  const inserted = await insertEvents(client, events);
+export async function storeDeliveries(pool: Pool, events: NewEvent[]): Promise<StoreOutcome[]> {
+  const rows = await insertBatch(pool, events);
   // The first delivery of each inserted row is the one that was stored; any later copy is a redelivery.
-  const stored = new Map(inserted.map((row) => [key(row.event_id, row.body_sha256), row.id]));
+  const inserted = new Set(
+    rows.filter((row) => row.inserted).map((row) => key(row.event_id, row.body_sha256)),
+  );
+  const storedHashes = new Map(rows.map((row) => [row.event_id, row.body_sha256]));
   const outcomes: (StoreOutcome | null)[] = events.map((event) => {
-    const id = stored.get(key(event.eventId, event.bodySha256));
-    if (id === undefined) return null;
-    stored.delete(key(event.eventId, event.bodySha256));
+    if (!inserted.delete(key(event.eventId, event.bodySha256))) return null;
     return event.quarantineReason === null ? 'accepted' : 'quarantined';
   });
-  // The insert waited for concurrent inserts of the same ids to commit, so the stored rows are final.
-  const unresolved = events.filter((event, index) => outcomes[index] === null && event.eventId !== null);
-  const hashes =
-    unresolved.length > 0
-      ? await findStoredBodyHashes(
-          client,
-          unresolved.map((event) => event.eventId as string),
-        )
-      : new Map();
+  // Ids stored by a transaction that committed while the insert ran (it waited for it): read them now.
+  const unknown = events.filter(
+    (event, index) => outcomes[index] === null && event.eventId !== null && !storedHashes.has(event.eventId),
+  );
+  if (unknown.length > 0) {
+    const hashes = await findStoredBodyHashes(
+      pool,
+      unknown.map((event) => event.eventId as string),
+    );
+    for (const [eventId, hash] of hashes) storedHashes.set(eventId, hash);
+  }
   const conflicts: NewEvent[] = [];
   events.forEach((event, index) => {
     if (outcomes[index] !== null) return;
-    const storedHash = event.eventId === null ? undefined : hashes.get(event.eventId);
+    const storedHash = event.eventId === null ? undefined : storedHashes.get(event.eventId);
     if (storedHash === undefined || storedHash.equals(event.bodySha256)) {
       outcomes[index] = 'duplicate';
     } else {
@@ -54,22 +67,14 @@ export async function storeDeliveries(
       conflicts.push(event);
     }
   });
-  await insertEventConflicts(client, conflicts);
-  // Both are rare, so the common batch pays nothing for them; people are told through findings.
-  await openEventConflictFindings(
-    client,
-    conflicts.map((event) => event.eventId as string),
-  );
-  // Quarantined rows are the ones stored without an event id; they get no processing job.
-  await openQuarantineFindings(
-    client,
-    inserted.filter((row) => row.event_id === null).map((row) => row.id),
-  );
-  const accepted = inserted.filter((row) => row.event_id !== null);
-  await enqueue(
-    { boss, client },
-    'process-event',
-    accepted.map((row) => ({ id: row.id })),
-  );
+  if (conflicts.length > 0) {
+    await withTransaction(pool, async (client) => {
+      await insertEventConflicts(client, conflicts);
+      await openEventConflictFindings(
+        client,
+        conflicts.map((event) => event.eventId as string),
+      );
+    });
+  }
   return outcomes as StoreOutcome[];
 }

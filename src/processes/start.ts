@@ -39,9 +39,9 @@ async function main() {
   });
   const runtime = await openRuntime(config, log, connectionString);
   const stopWeb = await startWeb(runtime);
-  await startWorker(runtime);
+  const stopWorker = await startWorker(runtime);
   const stopClock = startClock(runtime);
-  onShutdown(log, [stopWeb, stopClock, runtime.close, stopDatabase]);
+  onShutdown(log, [stopWeb, stopClock, stopWorker, runtime.close, stopDatabase]);
 }
 
 // A random secret kept under .data/, so a local instance is never signed with a well-known value.

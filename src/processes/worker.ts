@@ -1,21 +1,24 @@
 import { jobs } from '../../jobs/index.ts';
+import { startEventProcessing } from '../projection/processingLoop.ts';
 import { startWorkers } from '../queue/workers.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
-/** The worker role: a pg-boss worker for every queue in jobs/index.ts. */
-export async function startWorker(runtime: Runtime): Promise<void> {
+/**
+ * The worker role: projects stored deliveries as they arrive (claimed from the raw log) and runs a pg-boss
+ * worker for every queue in jobs/index.ts. Returns the step that stops the projection loop.
+ */
+export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
+  const stopProcessing = startEventProcessing(runtime);
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
   if (!runtime.config.PROVIDER_CLIENT_ID) {
     runtime.log.info(
       'fee configuration sync and missed-event sweep disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
     );
   }
-  runtime.log.info({ queues: jobs.map((job) => job.name) }, 'worker started');
+  runtime.log.info({ queues: ['process-event', ...jobs.map((job) => job.name)] }, 'worker started');
+  return stopProcessing;
 }
 
 if (import.meta.main) {
-  await runRole('worker', async (runtime) => {
-    await startWorker(runtime);
-    return undefined;
-  });
+  await runRole('worker', startWorker);
 }

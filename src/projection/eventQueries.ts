@@ -12,33 +12,51 @@ export type EventToProcess = {
   body: { data: Record<string, unknown> };
 };
 
-/** The stored delivery a process-event job points at (null if it is gone). */
-export async function findEventToProcess(db: Queryable, id: number): Promise<EventToProcess | null> {
+const TO_PROCESS = 'id, event_name, account_id, account_type, status, received_at, source, body';
+
+/**
+ * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest
+ * first, locked until the caller's transaction ends. Rows another worker holds are skipped, and a worker that
+ * dies releases its rows with its connection: the raw log is the worker's queue.
+ */
+export async function claimEventsToProcess(db: Queryable, limit: number): Promise<EventToProcess[]> {
   const { rows } = await db.query<EventToProcess>(
-    `select id, event_name, account_id, account_type, status, received_at, source, body from events where id = $1::bigint`,
-    [id],
+    `select ${TO_PROCESS} from events
+      where status = 'received' or (status = 'failed' and retry_at is not null and retry_at <= now())
+      order by id limit $1::int
+        for update skip locked`,
+    [limit],
   );
-  return rows[0] ?? null;
+  return rows;
 }
 
-/** The stored deliveries that a batch of process-event jobs points at. */
-export async function findEventsToProcess(db: Queryable, ids: number[]): Promise<EventToProcess[]> {
+/** Locks these deliveries for the caller's transaction (waiting for a worker that holds one) and reads them. */
+export async function lockEventsToProcess(db: Queryable, ids: number[]): Promise<EventToProcess[]> {
   const { rows } = await db.query<EventToProcess>(
-    `select id, event_name, account_id, account_type, status, received_at, source, body
-       from events where id = any($1::bigint[])`,
+    `select ${TO_PROCESS} from events where id = any($1::bigint[]) order by id for update`,
     [ids],
   );
   return rows;
 }
 
-/** Leaves the delivery visible as failed, with why; a later successful retry clears it. */
+// Back-off of a delivery that failed: 4, 8, 16, 32 s; after the fifth attempt it stays failed, visible, until
+// `tally reprocess --failed` (what pg-boss did with the per-delivery jobs before).
+export const PROCESSING_ATTEMPTS = 5;
+
+/** Leaves the delivery visible as failed, with why, and when it is tried again; a later success clears it. */
 export async function markEventFailed(db: Queryable, id: number, error: string): Promise<void> {
-  await db.query(`update events set status = 'failed', error = $2::text where id = $1::bigint`, [id, error]);
+  await db.query(
+    `update events set status = 'failed', error = $2::text, attempts = attempts + 1,
+            retry_at = case when attempts + 1 < $3::int then now() + make_interval(secs => 2 * 2 ^ (attempts + 1)) end
+      where id = $1::bigint`,
+    [id, error, PROCESSING_ATTEMPTS],
+  );
 }
 
 export async function markEventsProcessed(db: Queryable, ids: number[]): Promise<void> {
   await db.query(
-    `update events set status = 'processed', processed_at = now(), error = null where id = any($1::bigint[])`,
+    `update events set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null
+      where id = any($1::bigint[])`,
     [ids],
   );
 }
@@ -85,6 +103,7 @@ export const PROJECTION_TABLES = [
 export async function resetProjections(db: Queryable): Promise<void> {
   await db.query(`truncate ${PROJECTION_TABLES.join(', ')}`);
   await db.query(
-    `update events set status = 'received', processed_at = null, error = null where status <> 'quarantined'`,
+    `update events set status = 'received', processed_at = null, error = null, attempts = 0, retry_at = null
+      where status <> 'quarantined'`,
   );
 }

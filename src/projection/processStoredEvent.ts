@@ -8,10 +8,10 @@ import { enqueue } from '../queue/queues.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
 import {
+  claimEventsToProcess,
   countUnknownValues,
   type EventToProcess,
-  findEventsToProcess,
-  findEventToProcess,
+  lockEventsToProcess,
   markEventFailed,
   markEventsProcessed,
 } from './eventQueries.ts';
@@ -77,49 +77,76 @@ const toProject = (event: EventToProcess) => ({
  * Validates every delivery into rows first (nothing is written if one is invalid), then projects them and
  * marks them processed in one transaction.
  */
-async function projectEvents({ pool, boss }: ProcessingContext, events: EventToProcess[]): Promise<void> {
+/** Projects events already locked by the caller's transaction, and marks them processed, in it. */
+async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
-  await withTransaction(pool, async (client) => {
-    const paymentIds = await projectBatch(client, rows);
-    await finishProcessing(client, boss, events, paymentIds);
-  });
+  const paymentIds = await projectBatch(client, rows);
+  await finishProcessing(client, boss, events, paymentIds);
 }
 
 /**
- * Projects one stored delivery and marks it processed, in one transaction. A delivery that cannot be
- * projected is marked failed with the reason, and the error is rethrown so its job is retried.
+ * Projects locked deliveries in a fixed handful of statements, which is what makes the worker fast. If any of
+ * them fails (validation or a statement), the batch is rolled back to a savepoint and each delivery is
+ * projected on its own, so one bad delivery never fails its neighbours; one that fails alone is marked failed
+ * with the reason (retried later with back-off). The rows stay locked throughout, so no other worker
+ * projects them meanwhile. Returns the error of each delivery that failed.
  */
-export async function processStoredEvent(context: ProcessingContext, id: number): Promise<void> {
-  const event = await findEventToProcess(context.pool, id);
-  if (!event || !needsProcessing(event)) return;
-  try {
-    await projectEvents(context, [event]);
-  } catch (err) {
-    await markEventFailed(context.pool, event.id, describe(err));
-    throw err;
-  }
-}
-
-/**
- * Projects a batch of deliveries in one transaction and a fixed handful of statements, which is what makes
- * the worker fast. If any of them fails (validation or a statement), the batch is rolled back and each
- * delivery is processed on its own, so one bad delivery never fails its neighbours. Returns the error of
- * each delivery that failed.
- */
-export async function processStoredEvents(
-  context: ProcessingContext,
-  ids: number[],
+async function projectLocked(
+  client: PoolClient,
+  boss: Boss,
+  locked: EventToProcess[],
 ): Promise<Map<number, unknown>> {
-  const events = (await findEventsToProcess(context.pool, ids)).filter(needsProcessing);
+  const events = locked.filter(needsProcessing);
   const failures = new Map<number, unknown>();
+  if (events.length === 0) return failures;
+  await client.query('savepoint batch');
   try {
-    await projectEvents(context, events);
+    await projectEvents(client, boss, events);
+    return failures;
   } catch {
-    for (const event of events) {
-      await processStoredEvent(context, event.id).catch((err: unknown) => failures.set(event.id, err));
+    await client.query('rollback to savepoint batch');
+  }
+  for (const event of events) {
+    await client.query('savepoint delivery');
+    try {
+      await projectEvents(client, boss, [event]);
+    } catch (err) {
+      await client.query('rollback to savepoint delivery');
+      await markEventFailed(client, event.id, describe(err));
+      failures.set(event.id, err);
     }
   }
   return failures;
+}
+
+/**
+ * Claims the oldest deliveries waiting to be projected (up to `limit`) and projects them in one transaction.
+ * Returns how many were claimed and which failed; the worker's loop (processingLoop.ts) calls it.
+ */
+export async function processNextEvents(
+  { pool, boss }: ProcessingContext,
+  limit: number,
+): Promise<{ claimed: number; failures: Map<number, unknown> }> {
+  return withTransaction(pool, async (client) => {
+    const claimed = await claimEventsToProcess(client, limit);
+    return { claimed: claimed.length, failures: await projectLocked(client, boss, claimed) };
+  });
+}
+
+/** Projects these stored deliveries (those not processed yet) in one transaction. Returns the failures. */
+export async function processStoredEvents(
+  { pool, boss }: ProcessingContext,
+  ids: number[],
+): Promise<Map<number, unknown>> {
+  return withTransaction(pool, async (client) =>
+    projectLocked(client, boss, await lockEventsToProcess(client, ids)),
+  );
+}
+
+/** Projects one stored delivery; if it cannot be, it is marked failed and the error is thrown. */
+export async function processStoredEvent(context: ProcessingContext, id: number): Promise<void> {
+  const failure = (await processStoredEvents(context, [id])).get(id);
+  if (failure !== undefined) throw failure;
 }
 
 // Schema problems name the field, never its value; anything else is passed through the card redactor.

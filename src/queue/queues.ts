@@ -42,12 +42,6 @@ function defineQueue<Schema extends PayloadSchema>(
  * must wire a handler to each (a missing one is a type error there).
  */
 export const queues = {
-  /** A stored delivery to project. */
-  'process-event': defineQueue({
-    payloadSchema: z.object({ id: z.number().int().positive() }),
-    // A batch takes well under a second; one running a minute belongs to a worker that died, and is retried.
-    queue: { retryLimit: 4, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60 },
-  }),
   /** A payment to reconcile after any change to it or its refunds, and in bulk after each fee sync. */
   'reconcile-payment': defineQueue({
     payloadSchema: z.object({ payment_id: z.string().min(1) }),

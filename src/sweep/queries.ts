@@ -14,12 +14,12 @@ export type ApiSnapshot = {
 
 /**
  * Stores API snapshots in the raw log (`source = 'api'`) beside webhook deliveries, skipping one already
- * stored (its id is the object's id and `updated_at`), and returns the new rows' ids for processing.
+ * stored (its id is the object's id and `updated_at`); stored as `received`, the worker projects them.
  * Written apart from the webhook hot path: the sweep never reports conflicts, a snapshot is what it is.
  */
-export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]): Promise<number[]> {
-  if (snapshots.length === 0) return [];
-  const { rows } = await db.query<{ id: number }>(
+export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]): Promise<void> {
+  if (snapshots.length === 0) return;
+  await db.query(
     `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body,
                          status, source, received_at)
      select s.event_id, s.event_name, s.account_id, s.account_type, '{}'::jsonb, decode(s.raw_body, 'base64'),
@@ -29,8 +29,7 @@ export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]
             with ordinality as s(event_id, event_name, account_id, account_type, raw_body, body_sha256,
                                  received_at, position)
       order by s.position
-     on conflict do nothing
-     returning id`,
+     on conflict do nothing`,
     [
       snapshots.map((snapshot) => snapshot.eventId),
       snapshots.map((snapshot) => snapshot.eventName),
@@ -41,7 +40,6 @@ export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]
       snapshots.map((snapshot) => snapshot.receivedAt),
     ],
   );
-  return rows.map((row) => row.id);
 }
 
 export type ProjectedState = { updatedAt: Date; deliveredUpdatedAt: Date | null };

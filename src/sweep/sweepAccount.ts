@@ -2,8 +2,6 @@ import { type Pool, withTransaction } from '../db/pool.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import { upsertFindings } from '../findings/queries.ts';
 import type { Logger } from '../logger.ts';
-import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
 import { type ApiObject, missedFinding, outcomeOf, readApiObject, snapshotOf } from './compareSnapshot.ts';
 import {
   advanceWatermark,
@@ -26,7 +24,7 @@ export type SweepClient = {
   getPayment(id: string, subAccount?: string): Promise<unknown>;
 };
 
-export type SweepContext = { pool: Pool; boss: Boss; client: SweepClient; log: Logger; now: () => Date };
+export type SweepContext = { pool: Pool; client: SweepClient; log: Logger; now: () => Date };
 
 export type SweepOptions = {
   /** `backfill` imports history: it never raises `event_missed` (Tally was not there to miss anything). */
@@ -137,14 +135,10 @@ async function storeSnapshots(
   const snapshots = objects.map((object) =>
     snapshotOf(resource, object, { accountId: page.accountId, accountType: page.accountType, fetchedAt }),
   );
-  // The snapshots, their processing jobs and the page's findings commit together or not at all.
+  // The snapshots (stored as received: the worker projects them as it does deliveries) and the page's
+  // findings commit together or not at all.
   await withTransaction(context.pool, async (client) => {
-    const ids = await insertApiSnapshots(client, snapshots);
-    await enqueue(
-      { boss: context.boss, client },
-      'process-event',
-      ids.map((id) => ({ id })),
-    );
+    await insertApiSnapshots(client, snapshots);
     const scope = { scope: 'missed-event-sweep', accountId: page.accountId, currency: null, now: fetchedAt };
     await upsertFindings(client, scope, missed);
   });

@@ -9,6 +9,7 @@ import { createMetrics } from '../../src/api/metrics.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
+import { startEventProcessing } from '../../src/projection/processingLoop.ts';
 import { createBoss } from '../../src/queue/boss.ts';
 import type { JobDefinition } from '../../src/queue/job.ts';
 import { createQueues } from '../../src/queue/job.ts';
@@ -64,6 +65,10 @@ export async function startTestApp(
   const now = options.now ?? (() => new Date());
   const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool, boss), jobs, now });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
+  // Deliveries are projected by a loop that claims them from the raw log, named `process-event` like a queue.
+  const processDeliveries =
+    options.worker && (!options.workerJobs || options.workerJobs.includes('process-event'));
+  const stopProcessing = processDeliveries ? startEventProcessing({ pool, boss, log }) : async () => {};
   if (options.worker) await startWorkers({ pool, boss, config, log, now }, workerJobs);
   return {
     app,
@@ -76,6 +81,7 @@ export async function startTestApp(
     jobs,
     now,
     close: async () => {
+      await stopProcessing();
       await boss.stop({ graceful: false });
       await pool.end();
       await new Promise((resolve) => logFile.end(resolve));

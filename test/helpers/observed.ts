@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import request from 'supertest';
 import { expect } from 'vitest';
 import { API_TOKEN, startTestApp } from './app.ts';
-import { deliver, drain, waitForJobs } from './fixtures.ts';
+import { deliver, drain, settle, waitForJobs } from './fixtures.ts';
 import { startSimulator } from './simulator.ts';
 
 const DIR = new URL('../fixtures/generated/observed/', import.meta.url);
@@ -62,7 +62,8 @@ export async function startObservedApp() {
   async function runJob(name: string, payload: object = {}) {
     const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
     expect(response.status).toBe(202);
-    await waitForJobs(t, [name, 'process-event', 'reconcile-payment']);
+    await waitForJobs(t, [name]);
+    await settle(t);
   }
 
   await deliver(

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../src/projection/eventQueries.ts';
+import { processNextEvents } from '../src/projection/processStoredEvent.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { paymentEvent } from './helpers/deliveries.ts';
+import { deliver } from './helpers/fixtures.ts';
+
+// The raw log is the worker's queue: these drive the claim directly, without the worker's loop.
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.pool.query('truncate events cascade');
+});
+
+const payments = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, index) =>
+    JSON.stringify(
+      paymentEvent({
+        data: { id: `py_${prefix}_${index}`, amount: 100, currency: 'usd', status: 'succeeded' },
+      }),
+    ),
+  );
+
+it('two workers claiming at once take different deliveries, oldest first', async () => {
+  await deliver(t.app, payments(6, 'split'));
+  const first = await t.pool.connect();
+  const second = await t.pool.connect();
+  try {
+    await first.query('begin');
+    await second.query('begin');
+    const a = (await claimEventsToProcess(first, 4)).map((event) => event.id);
+    const b = (await claimEventsToProcess(second, 4)).map((event) => event.id);
+    const all = (await t.pool.query('select id from events order by id')).rows.map((row) => row.id);
+    expect(a).toEqual(all.slice(0, 4));
+    expect(b).toEqual(all.slice(4));
+  } finally {
+    await first.query('rollback');
+    await second.query('rollback');
+    first.release();
+    second.release();
+  }
+});
+
+it('a worker that dies mid-batch releases its deliveries at once, and the next claim projects them', async () => {
+  await deliver(t.app, payments(3, 'dies'));
+  const dying = await t.pool.connect();
+  await dying.query('begin');
+  expect(await claimEventsToProcess(dying, 100)).toHaveLength(3);
+  // Held: nobody else can take them while the worker lives.
+  expect((await processNextEvents(t, 100)).claimed).toBe(0);
+  dying.on('error', () => undefined);
+  const { rows } = await dying.query('select pg_backend_pid() as pid');
+  await t.pool.query('select pg_terminate_backend($1)', [rows[0].pid]);
+  dying.release(true);
+
+  expect((await processNextEvents(t, 100)).claimed).toBe(3);
+  const statuses = await t.pool.query(`select status from events`);
+  expect(statuses.rows.map((row) => row.status)).toEqual(['processed', 'processed', 'processed']);
+  expect((await t.pool.query('select count(*)::int as n from payments')).rows[0].n).toBe(3);
+});
+
+it('a delivery that keeps failing is retried with back-off, then stays failed and is no longer claimed', async () => {
+  const bad = paymentEvent({
+    data: { id: 'py_always_bad', amount: 'none', currency: 'usd', status: 'succeeded' },
+  });
+  await deliver(t.app, [JSON.stringify(bad)]);
+  const attempts: { attempts: number; status: string; retrying: boolean }[] = [];
+  for (let attempt = 1; attempt <= PROCESSING_ATTEMPTS; attempt += 1) {
+    const { claimed, failures } = await processNextEvents(t, 100);
+    expect([claimed, failures.size]).toEqual([1, 1]);
+    const { rows } = await t.pool.query(
+      `select attempts, status, retry_at is not null as retrying from events where event_id = $1`,
+      [bad.id],
+    );
+    attempts.push(rows[0]);
+    // Not due yet: the next claim finds nothing until its retry time, which the test brings forward.
+    expect((await processNextEvents(t, 100)).claimed).toBe(0);
+    await t.pool.query(`update events set retry_at = now() where retry_at is not null`);
+  }
+  expect(attempts).toEqual([
+    { attempts: 1, status: 'failed', retrying: true },
+    { attempts: 2, status: 'failed', retrying: true },
+    { attempts: 3, status: 'failed', retrying: true },
+    { attempts: 4, status: 'failed', retrying: true },
+    { attempts: 5, status: 'failed', retrying: false },
+  ]);
+  expect((await processNextEvents(t, 100)).claimed).toBe(0);
+});
