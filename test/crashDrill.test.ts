@@ -183,7 +183,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing and process
             headers: {},
             rawBody: Buffer.from(body),
             bodySha256: Buffer.alloc(32),
-            bodyJson: body,
+            jsonStart: 0,
             quarantineReason: null,
             receivedAt: new Date(),
           };

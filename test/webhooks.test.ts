@@ -250,6 +250,31 @@ describe('bodies that are not a valid envelope', () => {
 });
 
 describe('bodies Postgres cannot store as jsonb', () => {
+  it('a body starting with a UTF-8 byte order mark is stored byte for byte and parsed without it', async () => {
+    const event = paymentEvent();
+    const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(event))]);
+    const response = await postSigned(t.app, raw);
+    expect(response.body).toEqual({ received: true, event_id: event.id, duplicate: false });
+    const { rows } = await t.pool.query('select status, raw_body, body from events');
+    expect(rows[0].status).toBe('received');
+    expect(rows[0].raw_body.equals(raw)).toBe(true);
+    expect(rows[0].body).toEqual(event);
+  });
+
+  it('bodies of several sizes and scripts in one batch each keep their own bytes', async () => {
+    const events = ['é', '日本語', '🙂', 'x'.repeat(5000), ''].map((note) =>
+      paymentEvent({ data: { id: `py_${note.length}_${note.codePointAt(0) ?? 0}`, note } }),
+    );
+    const responses = await Promise.all(events.map((event) => postSigned(t.app, event)));
+    expect(responses.map((response) => response.status)).toEqual(Array(events.length).fill(200));
+    const { rows } = await t.pool.query('select event_id, raw_body, body from events');
+    for (const event of events) {
+      const row = rows.find((stored) => stored.event_id === event.id);
+      expect(row.raw_body.toString('utf8')).toBe(JSON.stringify(event));
+      expect(row.body).toEqual(event);
+    }
+  });
+
   it('a valid envelope holding an unpaired surrogate is quarantined, not refused with 503 forever', async () => {
     const raw = JSON.stringify(paymentEvent()).replace('"data":{', '"data":{"note":"\\ud800",');
     expect(raw).toContain('\\ud800');
