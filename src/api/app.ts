@@ -20,6 +20,7 @@ import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
+import { apiTokensFrom } from './tokens.ts';
 
 /** Builds the Express app; knows nothing of ports, so tests drive it directly. */
 export function createApp(
@@ -34,7 +35,7 @@ export function createApp(
   app.use(healthRoutes(deps));
   app.use(
     '/api',
-    requireApiToken(deps.config.API_TOKEN),
+    requireApiToken(apiTokensFrom(deps.config)),
     statusRoutes(deps),
     eventRoutes(deps),
     paymentRoutes(deps),
