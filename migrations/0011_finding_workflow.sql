@@ -33,3 +33,7 @@ create table console_sessions (
   expire timestamp(6) not null
 );
 create index console_sessions_expire_idx on console_sessions (expire);
+
+-- The console's payment timeline: every delivery and API snapshot about a payment (the payment itself, or a
+-- refund, dispute… naming it), without reading the whole raw log.
+create index events_payment_idx on events ((coalesce(body -> 'data' ->> 'payment_id', body -> 'data' ->> 'id')));
