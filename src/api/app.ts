@@ -7,6 +7,7 @@ import {
   type WebhookHandler,
   webhookRoutes,
 } from '../ingest/route.ts';
+import { consoleRoutes } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -33,9 +34,12 @@ export function createApp(
   app.set('query parser', parseQueryString);
   app.use(webhookRoutes(handleWebhook));
   app.use(healthRoutes(deps));
+  const tokens = apiTokensFrom(deps.config);
+  app.get('/', (_req, res) => res.redirect(302, '/console'));
+  app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
-    requireApiToken(apiTokensFrom(deps.config)),
+    requireApiToken(tokens),
     statusRoutes(deps),
     eventRoutes(deps),
     paymentRoutes(deps),

@@ -14,6 +14,11 @@ export type ApiTokens = {
   find(token: string): Principal | null;
   /** A short fingerprint of a token (its hash), kept in a console session instead of the token itself. */
   fingerprint(token: string): string;
+  /**
+   * The console's cookie-signing secret, derived from every configured token: every web process agrees on it,
+   * and changing the tokens signs everyone out.
+   */
+  readonly sessionSecret: string;
   /** The principal a session's fingerprint still stands for, or null once that token is gone from the config. */
   findByFingerprint(fingerprint: string): Principal | null;
 };
@@ -34,6 +39,10 @@ export function apiTokensFrom(config: Pick<Config, 'API_TOKEN' | 'API_TOKENS'>):
   };
   return {
     configured: entries.length > 0,
+    sessionSecret: createHash('sha256')
+      .update('tally console session')
+      .update(Buffer.concat(entries.map((entry) => entry.digest)))
+      .digest('hex'),
     find: (token) => matchDigest(digest(token)),
     fingerprint: (token) => digest(token).toString('base64url'),
     findByFingerprint: (fingerprint) => {

@@ -18,14 +18,20 @@ th{text-align:left;background:#f5f7fa;font-weight:600;white-space:nowrap}td.num,
 `;
 
 export function reportTitle(report: Report): string {
-  return report.kind === 'daily' ? `Daily reconciliation report, ${report.date}` : 'Fee configuration comparison';
+  return report.kind === 'daily'
+    ? `Daily reconciliation report, ${report.date}`
+    : 'Fee configuration comparison';
 }
 
 /**
  * The report's summary and tables as HTML, without a page around them: the standalone report and the
  * console both show it. `paymentLink` says where a payment id leads.
  */
-export function renderReportBody(report: Report, reportId: string, paymentLink: (id: string) => string): string {
+export function renderReportBody(
+  report: Report,
+  reportId: string,
+  paymentLink: (id: string) => string,
+): string {
   const sections = sectionsOf(report);
   return eta.render('./body', {
     report,

@@ -1,0 +1,132 @@
+import { parse } from 'node-html-parser';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../workflow/helpers.ts';
+import { csrfOf, page, signIn, textOf } from './signIn.ts';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: TOKENS_ENV, worker: true });
+});
+afterAll(() => t.close());
+
+describe('signing in to the console', () => {
+  it('links / to the console, and shows the sign-in page without a session', async () => {
+    expect((await request(t.app).get('/')).headers.location).toBe('/console');
+    const response = await request(t.app).get('/console/findings');
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toBe('/console/sign-in');
+  });
+
+  it('sets an HttpOnly, SameSite=Strict session cookie with an expiry, Secure behind HTTPS', async () => {
+    // A Secure cookie is not sent back over the test's plain HTTP by a cookie jar, so it is carried by hand.
+    const form = await request(t.app).get('/console/sign-in').set('x-forwarded-proto', 'https');
+    const formCookie = (form.headers['set-cookie'] as unknown as string[])[0]?.split(';')[0] as string;
+    expect(form.headers['set-cookie']?.[0]).toMatch(/; Secure; SameSite=Strict$/);
+    const response = await request(t.app)
+      .post('/console/sign-in')
+      .set('x-forwarded-proto', 'https')
+      .set('cookie', formCookie)
+      .type('form')
+      .send({ token: API_TOKEN, _csrf: csrfOf(form.text) });
+    expect(response.status).toBe(303);
+    const cookie = (response.headers['set-cookie'] as unknown as string[]).find((line) =>
+      line.startsWith('tally_session='),
+    );
+    expect(cookie).toMatch(/; Path=\/console; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
+    expect(cookie).not.toContain(API_TOKEN);
+  });
+
+  it('refuses a wrong token with 401 and a sign-in without the CSRF token with 403', async () => {
+    const agent = request.agent(t.app);
+    const form = await agent.get('/console/sign-in');
+    const wrong = await agent
+      .post('/console/sign-in')
+      .type('form')
+      .send({ token: 'nope-0123456789abcdef', _csrf: csrfOf(form.text) });
+    expect(wrong.status).toBe(401);
+    expect(textOf(wrong.text)).toContain('That token is not valid.');
+    const noCsrf = await agent.post('/console/sign-in').type('form').send({ token: API_TOKEN });
+    expect(noCsrf.status).toBe(403);
+    expect(textOf(noCsrf.text)).toContain('missing or invalid form token');
+  });
+
+  it('sends security headers: CSP without scripts, no framing, no referrer', async () => {
+    const response = await request(t.app).get('/console/sign-in');
+    const csp = response.headers['content-security-policy'];
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/script-src|unsafe-inline/);
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+
+  it('signs out: the session no longer opens a page', async () => {
+    const agent = await signIn(t, API_TOKEN);
+    const overview = await page(agent, '/console');
+    expect(overview.response.status).toBe(200);
+    const out = await agent.post('/console/sign-out').type('form').send({ _csrf: overview.csrf() });
+    expect(out.status).toBe(303);
+    expect((await agent.get('/console')).headers.location).toBe('/console/sign-in');
+  });
+});
+
+describe('the finding workflow in the console', () => {
+  it('acknowledges and accepts with a note; a change without the CSRF token is 403; a read token changes nothing', async () => {
+    await deliverPayment(t, 'py_console_1', 71);
+    const [finding] = await findingsOf(t, API_TOKEN, 'py_console_1');
+    const id = finding?.id as string;
+    const admin = await signIn(t, API_TOKEN);
+    const before = await page(admin, `/console/findings/${id}`);
+    expect(textOf(before.html)).toContain('fee_total_mismatch');
+
+    const noCsrf = await admin.post(`/console/findings/${id}/acknowledge`).type('form').send({});
+    expect(noCsrf.status).toBe(403);
+    const acknowledged = await admin
+      .post(`/console/findings/${id}/acknowledge`)
+      .type('form')
+      .send({ _csrf: before.csrf() });
+    expect(acknowledged.status).toBe(303);
+    const noNote = await admin
+      .post(`/console/findings/${id}/accept`)
+      .type('form')
+      .send({ _csrf: before.csrf(), note: '' });
+    expect(noNote.status).toBe(422);
+    expect(textOf(noNote.text)).toContain('note: required to accept a finding');
+    await admin
+      .post(`/console/findings/${id}/accept`)
+      .type('form')
+      .send({ _csrf: before.csrf(), note: 'agreed with finance' });
+    const after = textOf((await page(admin, `/console/findings/${id}`)).html);
+    expect(after).toMatch(/admin acknowledge: open → acknowledged/);
+    expect(after).toMatch(/admin accept: acknowledged → accepted\s*agreed with finance/);
+
+    const reader = await signIn(t, READ_TOKEN);
+    const readPage = await page(reader, `/console/findings/${id}`);
+    expect(parse(readPage.html).querySelector('form[action$="/notes"]')).toBeNull();
+    const refused = await reader
+      .post(`/console/findings/${id}/reopen`)
+      .type('form')
+      .send({ _csrf: readPage.csrf() });
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.text)).toContain('token auditor is read-only');
+  });
+
+  it('acknowledges in bulk what the filter selects', async () => {
+    await deliverPayment(t, 'py_bulk_1', 71, 'acc_bulk');
+    await deliverPayment(t, 'py_bulk_2', 71, 'acc_bulk');
+    const admin = await signIn(t, API_TOKEN);
+    const list = await page(admin, '/console/findings?account_id=acc_bulk&status=open');
+    expect(textOf(list.html)).toContain('py_bulk_2');
+    const response = await admin
+      .post('/console/findings/bulk')
+      .type('form')
+      .send({ _csrf: list.csrf(), account_id: 'acc_bulk', status: 'open', action: 'acknowledge' });
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toBe('/console/findings?status=open&account_id=acc_bulk&changed=2');
+    const statuses = await Promise.all(['py_bulk_1', 'py_bulk_2'].map((id) => findingsOf(t, API_TOKEN, id)));
+    expect(statuses.map(([f]) => f?.status)).toEqual(['acknowledged', 'acknowledged']);
+  });
+});
