@@ -2,6 +2,7 @@ import { parse } from 'node-html-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitForJobs } from '../helpers/fixtures.ts';
 import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../workflow/helpers.ts';
 import { csrfOf, page, signIn, textOf } from './signIn.ts';
 
@@ -128,5 +129,44 @@ describe('the finding workflow in the console', () => {
     expect(response.headers.location).toBe('/console/findings?status=open&account_id=acc_bulk&changed=2');
     const statuses = await Promise.all(['py_bulk_1', 'py_bulk_2'].map((id) => findingsOf(t, API_TOKEN, id)));
     expect(statuses.map(([f]) => f?.status)).toEqual(['acknowledged', 'acknowledged']);
+  });
+});
+
+describe('reading pages', () => {
+  it('shows every page to a read token, the payment timeline and the report inline', async () => {
+    await deliverPayment(t, 'py_pages_1', 71, 'acc_pages');
+    await deliverPayment(t, 'py_pages_1', 70, 'acc_pages');
+    const job = await request(t.app)
+      .post('/api/jobs/daily-report')
+      .set({ Authorization: `Bearer ${API_TOKEN}` })
+      .send({ date: '2026-11-01' });
+    expect(job.status).toBe(202);
+    await waitForJobs(t, ['daily-report']);
+    const reader = await signIn(t, READ_TOKEN);
+
+    const paymentHtml = (await page(reader, '/console/payments/py_pages_1')).html;
+    const timeline = parse(paymentHtml).querySelectorAll('ol.timeline > li summary');
+    expect(timeline.map((entry) => entry.querySelector('strong')?.text)).toEqual(['payment.succeeded', 'payment.succeeded']);
+    const payment = textOf(paymentHtml);
+    expect(payment).toContain('pyfee_py_pages_1');
+    expect(payment).toMatch(/fee_total_mismatch\s*error\s*resolved/);
+
+    for (const path of [
+      '/console',
+      '/console/alerts',
+      '/console/ach-returns',
+      '/console/disputes',
+      '/console/deliveries',
+    ]) {
+      const { response } = await page(reader, path);
+      expect(response.status, path).toBe(200);
+    }
+    const reports = await page(reader, '/console/reports');
+    const link = parse(reports.html).querySelector('main table a')?.getAttribute('href') as string;
+    const report = await page(reader, link);
+    expect(textOf(report.html)).toContain('Daily reconciliation report, 2026-11-01');
+    expect((await reader.get(`${link}.csv`)).headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect((await page(reader, '/console/payments/py_none')).response.status).toBe(404);
+    expect((await page(reader, '/console/findings?status=bogus')).response.status).toBe(400);
   });
 });
