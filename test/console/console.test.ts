@@ -146,7 +146,10 @@ describe('reading pages', () => {
 
     const paymentHtml = (await page(reader, '/console/payments/py_pages_1')).html;
     const timeline = parse(paymentHtml).querySelectorAll('ol.timeline > li summary');
-    expect(timeline.map((entry) => entry.querySelector('strong')?.text)).toEqual(['payment.succeeded', 'payment.succeeded']);
+    expect(timeline.map((entry) => entry.querySelector('strong')?.text)).toEqual([
+      'payment.succeeded',
+      'payment.succeeded',
+    ]);
     const payment = textOf(paymentHtml);
     expect(payment).toContain('pyfee_py_pages_1');
     expect(payment).toMatch(/fee_total_mismatch\s*error\s*resolved/);

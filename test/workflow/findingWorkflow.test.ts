@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitForJobs } from '../helpers/fixtures.ts';
 import { ALICE_TOKEN, deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from './helpers.ts';
 
 let t: TestApp;
@@ -204,5 +205,48 @@ describe('refused workflow changes', () => {
         message: 'cannot reopen a finding that is open (only acknowledged, accepted)',
       },
     });
+  });
+});
+
+describe('the daily report and the workflow', () => {
+  it('keeps accepted findings apart from open ones, and gives the match rate per account and currency', async () => {
+    await deliverPayment(t, 'py_report_open', 71, 'acc_report');
+    await deliverPayment(t, 'py_report_accepted', 71, 'acc_report');
+    await deliverPayment(t, 'py_report_matched', 70, 'acc_report');
+    const [accepted] = await findingsOf(t, API_TOKEN, 'py_report_accepted');
+    await post(`/api/findings/${accepted?.id}/accept`, API_TOKEN, { note: 'agreed' });
+    expect((await post('/api/jobs/daily-report', API_TOKEN, { date: '2026-11-01' })).status).toBe(202);
+    await waitForJobs(t, ['daily-report']);
+    const reports = await request(t.app).get('/api/reports?kind=daily').set(as(API_TOKEN));
+    const report = (
+      await request(t.app).get(`/api/reports/${reports.body.data[0].id}.json`).set(as(API_TOKEN))
+    ).body;
+
+    const openIds = report.top_findings.map((row: { subject_id: string }) => row.subject_id);
+    expect(openIds).toContain('py_report_open');
+    expect(openIds).not.toContain('py_report_accepted');
+    const acceptedRows = report.accepted_findings.filter(
+      (row: { code: string }) => row.code === 'fee_total_mismatch',
+    );
+    expect(acceptedRows).toContainEqual({
+      account_type: 'test',
+      currency: 'usd',
+      code: 'fee_total_mismatch',
+      findings: 1,
+      at_stake: 1,
+    });
+    expect(
+      report.match_rates.filter((row: { account_id: string }) => row.account_id === 'acc_report'),
+    ).toEqual([
+      {
+        account_type: 'test',
+        account_id: 'acc_report',
+        currency: 'usd',
+        checked: 3,
+        matched: 1,
+        match_rate: '33.33',
+        unverified: 0,
+      },
+    ]);
   });
 });
