@@ -1,6 +1,6 @@
 import connectPgSimple from 'connect-pg-simple';
 import { csrfSync } from 'csrf-sync';
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Router } from 'express';
 import session from 'express-session';
 import type { Pool } from '../../db/pool.ts';
 import type { Logger } from '../../logger.ts';
@@ -71,7 +71,11 @@ export const provideCsrfToken: RequestHandler = (req, _res, next) => {
 /** Sign-in with an API token (its role applies), and sign-out. */
 export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Router {
   const router = express.Router();
-  router.get('/sign-in', (req, res) => renderPage(req, res, 'signIn', { failed: false }));
+  router.get('/sign-in', async (req, res) => {
+    csrf.generateToken(req);
+    await saveSession(req);
+    renderPage(req, res, 'signIn', { failed: false });
+  });
   router.post('/sign-in', requireCsrfToken, async (req, res) => {
     const token = (req.body as Record<string, unknown>).token;
     const principal = typeof token === 'string' && token !== '' ? tokens.find(token.trim()) : null;
@@ -84,6 +88,10 @@ export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Rout
       req.session.regenerate((err) => (err ? reject(err) : resolve())),
     );
     req.session.fingerprint = tokens.fingerprint((token as string).trim());
+    // The session's CSRF token is made now, once, and saved before the redirect is answered: express-session
+    // would otherwise save at the end of the response, after a browser may already follow the redirect.
+    csrf.generateToken(req);
+    await saveSession(req);
     pruneSessions();
     res.redirect(303, '/console');
   });
@@ -95,6 +103,10 @@ export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Rout
     res.redirect(303, '/console/sign-in');
   });
   return router;
+}
+
+function saveSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
 }
 
 /** Pages past sign-in: who the session stands for, or a redirect to the sign-in page. */
