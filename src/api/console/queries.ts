@@ -6,7 +6,6 @@ export type Overview = {
   deliveries_last_5_minutes: number;
   last_delivery_at: Date | null;
   oldest_unprocessed_at: Date | null;
-  oldest_unreconciled_at: Date | null;
   failed_deliveries: number;
   quarantined_deliveries: number;
   captures_expiring: number;
@@ -24,8 +23,6 @@ export async function readOverview(db: Queryable, now: Date): Promise<Overview> 
             (select count(*) from events where received_at >= $1::timestamptz - interval '5 minutes')::int as deliveries_last_5_minutes,
             (select max(received_at) from events) as last_delivery_at,
             (select min(received_at) from events where status = 'received') as oldest_unprocessed_at,
-            (select min(p.updated_at) from payments p left join payment_reconciliations r on r.payment_id = p.id
-              where r.payment_id is null) as oldest_unreconciled_at,
             (select count(*) from events where status = 'failed')::int as failed_deliveries,
             (select count(*) from events where status = 'quarantined')::int as quarantined_deliveries,
             (select count(*) from findings where code = 'capture_expiring' and status in ('open', 'acknowledged'))::int
