@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import connectPgSimple from 'connect-pg-simple';
 import { csrfSync } from 'csrf-sync';
 import express, { type Request, type RequestHandler, type Router } from 'express';
@@ -55,9 +56,17 @@ export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
   return { middleware, pruneSessions: () => store.pruneSessions() };
 }
 
-/** Every console form carries the session's CSRF token; a change without it is refused (403). */
+/**
+ * Every console form carries the session's CSRF token; a change without it is refused (403). csrf-sync makes
+ * and keeps the token; the comparison is done here, in constant time (csrf-sync compares with ===).
+ */
 export const requireCsrfToken: RequestHandler = (req, _res, next) => {
-  if (!csrf.isRequestValid(req))
+  const sent = csrf.getTokenFromRequest(req);
+  const stored = csrf.getTokenFromState(req);
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  const valid =
+    typeof sent === 'string' && typeof stored === 'string' && timingSafeEqual(digest(sent), digest(stored));
+  if (!valid)
     throw new HttpError(403, 'csrf_invalid', 'missing or invalid form token: reload the page and try again');
   next();
 };
