@@ -170,6 +170,9 @@ describe('reading pages', () => {
     expect(textOf(report.html)).toContain('Daily reconciliation report, 2026-11-01');
     expect((await reader.get(`${link}.csv`)).headers['content-type']).toBe('text/csv; charset=utf-8');
     expect((await page(reader, '/console/payments/py_none')).response.status).toBe(404);
+    const unknown = await page(reader, '/console/no-such-page');
+    expect(unknown.response.status).toBe(404);
+    expect(textOf(unknown.html)).toContain('No such page.');
     expect((await page(reader, '/console/findings?status=bogus')).response.status).toBe(400);
   });
 });

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import { changeFindingsByFilter, WorkflowError } from '../../findings/changeFindings.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
@@ -23,12 +23,16 @@ const bulkForm = z.object({ action: oneOf(['acknowledge', 'accept']) });
 /** The finding workflow from the console's forms (admin only, CSRF-checked), one finding or in bulk. */
 export function findingActions(deps: AppDeps): Router {
   const router = express.Router();
-  router.use(requireCsrfToken, (req, _res, next) => {
-    requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
-    next();
-  });
+  // Only on these routes: a GET that no page matched passes through to the console's 404.
+  const guards: RequestHandler[] = [
+    requireCsrfToken,
+    (req, _res, next) => {
+      requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
+      next();
+    },
+  ];
 
-  router.post('/findings/bulk', async (req, res) => {
+  router.post('/findings/bulk', ...guards, async (req, res) => {
     const { filter, query } = findingFilterOf(req.body);
     const { action } = parseQuery(bulkForm, req.body);
     const { note } = parseQuery(noteForm, req.body);
@@ -47,7 +51,7 @@ export function findingActions(deps: AppDeps): Router {
     res.redirect(303, `/console/findings?${back}`);
   });
 
-  router.post('/findings/:id/:action', async (req, res) => {
+  router.post('/findings/:id/:action', ...guards, async (req, res) => {
     const action = ACTION_OF_FORM.get(req.params.action as string);
     if (!action) throw new HttpError(404, 'resource_not_found', 'no such action');
     const id = findingIdOf(req.params.id as string);
