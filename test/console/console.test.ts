@@ -21,6 +21,20 @@ describe('signing in to the console', () => {
     expect(response.headers.location).toBe('/console/sign-in');
   });
 
+  it('says the console is off, and opens nothing, when no token is configured', async () => {
+    const closed = await startTestApp({ env: { API_TOKEN: undefined } });
+    try {
+      const response = await request(closed.app).get('/console/findings');
+      expect(response.status).toBe(404);
+      expect(textOf(response.text)).toContain('The console and the API are off');
+      expect(
+        (await request(closed.app).post('/console/sign-in').type('form').send({ token: 'x' })).status,
+      ).toBe(404);
+    } finally {
+      await closed.close();
+    }
+  });
+
   it('sets an HttpOnly, SameSite=Strict session cookie with an expiry, Secure behind HTTPS', async () => {
     // A Secure cookie is not sent back over the test's plain HTTP by a cookie jar, so it is carried by hand.
     const form = await request(t.app).get('/console/sign-in').set('x-forwarded-proto', 'https');
