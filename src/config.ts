@@ -18,6 +18,19 @@ const hoursList = commaList.pipe(
   z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)),
 );
 
+const namedToken = z.string().transform((entry, context) => {
+  const match = /^([A-Za-z0-9_.@-]{1,64}):(admin|read):(.{16,})$/.exec(entry);
+  if (!match) {
+    // The message never repeats the entry: it holds a secret.
+    context.addIssue({
+      code: 'custom',
+      message: 'each entry must be name:admin|read:token (token ≥ 16 characters)',
+    });
+    return z.NEVER;
+  }
+  return { name: match[1] as string, role: match[2] as 'admin' | 'read', token: match[3] as string };
+});
+
 const cronExpression = (fallback: string) =>
   z
     .string()
@@ -75,6 +88,11 @@ export const configSchema = z.object({
   SWEEP_LOOKBACK_HOURS: integer(72),
   /** A state the API shows that no delivery brought within this long is missed (`event_missed`). */
   SWEEP_GRACE_MINUTES: integer(30),
+  /**
+   * Named, scoped API tokens, comma separated `name:role:token` (role `admin` or `read`; token at least 16
+   * characters). The name is the actor recorded on finding history. API_TOKEN stays: an admin named `admin`.
+   */
+  API_TOKENS: commaList.pipe(z.array(namedToken)).optional(),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -113,6 +131,14 @@ function crossFieldProblems(env: Record<string, string | undefined>, use: Config
   const problems: string[] = [];
   if (use.verifiesWebhooks && set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
     problems.push('WEBHOOK_SECRETS: is required when DATABASE_URL is set');
+  }
+  const names = (env.API_TOKENS ?? '').split(',').map((entry) => entry.trim().split(':')[0]);
+  if (set('API_TOKEN')) names.push('admin');
+  const repeated = names.filter((name, index) => name && names.indexOf(name) !== index);
+  if (repeated.length > 0) {
+    problems.push(
+      `API_TOKENS: token names must be unique (API_TOKEN is named admin): ${[...new Set(repeated)].join(', ')}`,
+    );
   }
   const provider = ['PROVIDER_BASE_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET'];
   const given = provider.filter(set).length;

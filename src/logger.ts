@@ -1,10 +1,20 @@
 import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { redactCardNumbers, redactCardNumbersInText } from './domain/cardNumbers.ts';
 
 export type Logger = pino.Logger;
 
-/** The one logger. Children carry `{job, jobId}` or `{eventId}`; card numbers never reach a line. */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * The one logger. Children carry `{job, jobId}` or `{eventId}`; card numbers never reach a line. On a
+ * terminal the lines are made readable (pino-pretty, in process so nothing is lost on exit); anywhere else
+ * they are JSON for the log pipeline.
+ */
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream | undefined = process.stdout.isTTY
+    ? pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+    : undefined,
+): Logger {
   return pino(
     {
       level,

@@ -52,7 +52,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(async () => {
-  await t.pool.query('truncate alerts, findings, payments');
+  // cascade: finding_history rows belong to the findings.
+  await t.pool.query('truncate alerts, findings, payments cascade');
 });
 
 describe('capture expiry', () => {

@@ -51,6 +51,32 @@ describe('configuration', () => {
     );
   });
 
+  it('reads API_TOKENS as named, scoped tokens and never repeats a token in a problem', () => {
+    const config = loadConfig({
+      API_TOKENS: 'alice:admin:alice-token-0123456789, finance:read:finance-token-0123456789',
+    });
+    expect(config.API_TOKENS).toEqual([
+      { name: 'alice', role: 'admin', token: 'alice-token-0123456789' },
+      { name: 'finance', role: 'read', token: 'finance-token-0123456789' },
+    ]);
+    let error: unknown;
+    try {
+      loadConfig({
+        API_TOKEN: 'the-admin-token-0123456789',
+        API_TOKENS: 'admin:read:another-token-0123456789,bob:owner:bob-token-0123456789,carol:read:short',
+      });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      'API_TOKENS.1: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS.2: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS: token names must be unique (API_TOKEN is named admin): admin',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/token-0123456789|short/);
+  });
+
   it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/tally', PROVIDER_CLIENT_ID: 'x' })).toThrow(
       /WEBHOOK_SECRETS: is required when DATABASE_URL is set[\s\S]*PROVIDER_CLIENT_ID/,

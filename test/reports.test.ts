@@ -218,7 +218,7 @@ describe('the daily report', () => {
     expect(html).toContain('<td class="num">$24.68</td>');
     expect(html).toContain('href="/api/payments/py_ach_1"');
     expect(html).not.toMatch(/<script|<link|src="http/);
-    expect(html).toContain('acc_live,&#34;usd&#34;');
+    expect(html).toContain('acc_live,&quot;usd&quot;');
   });
 
   it('is also written to REPORTS_DIR as JSON, CSV and HTML', async () => {

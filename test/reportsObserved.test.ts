@@ -186,7 +186,7 @@ describe('the daily report with disputes, ACH returns and voids', () => {
     const disputes = table('<h2>Disputes');
     expect(disputes).toContain('<td class="num">CA$9.00</td>');
     expect(disputes).toContain('<td class="num">$55.00</td>');
-    expect(disputes).toContain('<td>acc_test&#60;&#38;&#62;</td>');
+    expect(disputes).toContain('<td>acc_test&lt;&amp;&gt;</td>');
     const reasons = table('<h2>Fees returned by reason');
     expect(reasons).toContain('<td class="num">$3.75</td>');
     expect(reasons).toContain('<td class="num">CA$0.70</td>');

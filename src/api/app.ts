@@ -7,6 +7,7 @@ import {
   type WebhookHandler,
   webhookRoutes,
 } from '../ingest/route.ts';
+import { consoleRoutes } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -20,6 +21,7 @@ import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
+import { apiTokensFrom } from './tokens.ts';
 
 /** Builds the Express app; knows nothing of ports, so tests drive it directly. */
 export function createApp(
@@ -32,9 +34,12 @@ export function createApp(
   app.set('query parser', parseQueryString);
   app.use(webhookRoutes(handleWebhook));
   app.use(healthRoutes(deps));
+  const tokens = apiTokensFrom(deps.config);
+  app.get('/', (_req, res) => res.redirect(302, '/console'));
+  app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
-    requireApiToken(deps.config.API_TOKEN),
+    requireApiToken(tokens),
     statusRoutes(deps),
     eventRoutes(deps),
     paymentRoutes(deps),

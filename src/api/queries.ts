@@ -177,7 +177,7 @@ export async function summarizeSweeps(db: Queryable): Promise<SweepSummary> {
     `select (select max(finished_at) from sweep_runs where status = 'completed' and kind = 'sweep') as last_sweep_at,
             (select extract(epoch from finished_at - started_at)::float8 from sweep_runs
               where status = 'completed' and kind = 'sweep' order by finished_at desc limit 1) as last_sweep_seconds,
-            (select count(*)::int from findings where code = 'event_missed' and status = 'open') as missed_events_open,
+            (select count(*)::int from findings where code = 'event_missed' and status in ('open', 'acknowledged')) as missed_events_open,
             coalesce(sum(listed), 0)::bigint as listed, coalesce(sum(new), 0)::bigint as new,
             coalesce(sum(newer), 0)::bigint as newer, coalesce(sum(unchanged), 0)::bigint as unchanged,
             coalesce(sum(missed), 0)::bigint as missed

@@ -3,13 +3,32 @@ import type { FindingCode, FindingDraft } from './findings.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
 
-/** Opens each finding, or refreshes the open one of the same (code, subject): never a duplicate. */
+/**
+ * Opens each finding, or refreshes the current one of the same (code, subject): never a duplicate. A person's
+ * status stays (acknowledged is still checked), except that an accepted finding whose expected or actual value
+ * changed is closed first (`supersede`), so a new open finding follows: what was accepted is not what is seen.
+ */
 export async function upsertFindings(
   db: Queryable,
   context: FindingContext,
   findings: FindingDraft[],
 ): Promise<void> {
   if (findings.length === 0) return;
+  const drafts = JSON.stringify(findings);
+  await db.query(
+    `with superseded as (
+       update findings f set status = 'resolved', resolved_at = $2::timestamptz
+         from jsonb_to_recordset($1::jsonb) as d(code text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb)
+        where f.status = 'accepted' and f.code = d.code and f.subject_type = d."subjectType"
+          and f.subject_id = d."subjectId"
+          and (f.expected is distinct from d.expected or f.actual is distinct from d.actual)
+       returning f.id)
+     insert into finding_history (finding_id, actor, action, old_status, new_status, note, created_at)
+     select id, '${SYSTEM_ACTOR}', 'supersede', 'accepted', 'resolved',
+            'expected or actual changed after it was accepted: a new open finding follows', $2::timestamptz
+       from superseded`,
+    [drafts, context.now],
+  );
   await db.query(
     `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, details,
                            scope, first_seen_at, last_seen_at)
@@ -19,27 +38,51 @@ export async function upsertFindings(
        from jsonb_to_recordset($1::jsonb)
             as f(code text, severity text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb, details jsonb,
                  "accountId" text, currency text)
-     on conflict (code, subject_type, subject_id) where status = 'open' do update set
+     on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
        details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
        scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
-    [JSON.stringify(findings), context.accountId, context.currency, context.scope, context.now],
+    [drafts, context.accountId, context.currency, context.scope, context.now],
   );
 }
 
-/** Resolves the open findings of a scope that its latest run no longer reports: the data now agrees. */
+/**
+ * Resolves the current findings of a scope that its latest run no longer reports: the data now agrees.
+ * Acknowledged and accepted ones too; each resolution is kept in the history as the system's.
+ */
 export async function resolveFindings(db: Queryable, scope: string, stillOpen: FindingDraft[], now: Date) {
   await db.query(
-    `update findings set status = 'resolved', resolved_at = $3::timestamptz
-      where scope = $1::text and status = 'open'
-        and (code, subject_type, subject_id) not in (
-          select f.code, f."subjectType", f."subjectId"
-            from jsonb_to_recordset($2::jsonb) as f(code text, "subjectType" text, "subjectId" text))`,
+    `with resolved as (
+       update findings f set status = 'resolved', resolved_at = $3::timestamptz
+         from findings before
+        where before.id = f.id and f.scope = $1::text and f.status <> 'resolved'
+          and (f.code, f.subject_type, f.subject_id) not in (
+            select d.code, d."subjectType", d."subjectId"
+              from jsonb_to_recordset($2::jsonb) as d(code text, "subjectType" text, "subjectId" text))
+       returning f.id, before.status as old_status, f.resolved_at)
+     ${HISTORY_OF_RESOLVED}`,
     [scope, JSON.stringify(stillOpen), now],
   );
 }
 
-export type FindingFilter = { code?: string; status?: string; subjectId?: string; paymentId?: string };
+/** The actor of changes Tally makes itself (reconciliation resolving or superseding a finding). */
+export const SYSTEM_ACTOR = 'tally';
+
+// Completes a `with resolved as (update … returning id, old_status, resolved_at)`.
+const HISTORY_OF_RESOLVED = `insert into finding_history (finding_id, actor, action, old_status, new_status, created_at)
+     select id, '${SYSTEM_ACTOR}', 'resolve', old_status, 'resolved', resolved_at from resolved`;
+
+export type FindingFilter = {
+  code?: string | undefined;
+  status?: string | undefined;
+  subjectId?: string | undefined;
+  paymentId?: string | undefined;
+  accountId?: string | undefined;
+  currency?: string | undefined;
+  /** first_seen_at in [from, to) */
+  from?: Date | undefined;
+  to?: Date | undefined;
+};
 export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
 export type FindingRow = Record<string, unknown> & { id: number };
@@ -61,6 +104,10 @@ export async function listFindings(db: Queryable, filter: FindingFilter, page: P
         and ($4::text is null or subject_id = $4::text or details->>'payment_id' = $4::text)
         and ($5::bigint is null or id < $5::bigint)
         and ($6::bigint is null or id > $6::bigint)
+        and ($8::text is null or account_id = $8::text)
+        and ($9::text is null or currency = $9::text)
+        and ($10::timestamptz is null or first_seen_at >= $10::timestamptz)
+        and ($11::timestamptz is null or first_seen_at < $11::timestamptz)
       order by id ${backwards ? 'asc' : 'desc'}
       limit $7::int`,
     [
@@ -71,6 +118,10 @@ export async function listFindings(db: Queryable, filter: FindingFilter, page: P
       page.afterId,
       page.beforeId,
       page.limit + 1,
+      filter.accountId ?? null,
+      filter.currency ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
     ],
   );
   return rows;
@@ -114,7 +165,7 @@ export async function listAchReturns(db: Queryable, filter: AchReturnFilter, pag
 /** Subjects of the open findings of one code, e.g. the broken `account:fee_type` chains. */
 export async function listOpenFindingSubjects(db: Queryable, code: FindingCode): Promise<Set<string>> {
   const { rows } = await db.query<{ subject_id: string }>(
-    `select subject_id from findings where code = $1::text and status = 'open'`,
+    `select subject_id from findings where code = $1::text and status <> 'resolved'`,
     [code],
   );
   return new Set(rows.map((row) => row.subject_id));
@@ -127,12 +178,16 @@ export async function listOpenFindingSubjects(db: Queryable, code: FindingCode):
 export async function resolveDeliveredMissedEvents(db: Queryable, subjectIds: string[], now: Date) {
   if (subjectIds.length === 0) return;
   await db.query(
-    `update findings f set status = 'resolved', resolved_at = $2::timestamptz, last_seen_at = $2::timestamptz
-       from (select id, delivered_updated_at from payments where id = any($1::text[])
-             union all
-             select id, delivered_updated_at from forwarding_requests where id = any($1::text[])) delivered
-      where f.code = 'event_missed' and f.status = 'open' and f.subject_id = delivered.id
-        and delivered.delivered_updated_at >= (f.details ->> 'api_updated_at')::timestamptz`,
+    `with resolved as (
+       update findings f set status = 'resolved', resolved_at = $2::timestamptz, last_seen_at = $2::timestamptz
+         from findings before,
+              (select id, delivered_updated_at from payments where id = any($1::text[])
+               union all
+               select id, delivered_updated_at from forwarding_requests where id = any($1::text[])) delivered
+        where before.id = f.id and f.code = 'event_missed' and f.status <> 'resolved' and f.subject_id = delivered.id
+          and delivered.delivered_updated_at >= (f.details ->> 'api_updated_at')::timestamptz
+       returning f.id, before.status as old_status, f.resolved_at)
+     ${HISTORY_OF_RESOLVED}`,
     [subjectIds, now],
   );
 }

@@ -130,7 +130,7 @@ export async function openEventConflictFindings(db: Queryable, eventIds: string[
                                'conflicting', bodies),
             'ingest:' || event_id, last_received_at, last_received_at
        from conflicting
-     on conflict (code, subject_type, subject_id) where status = 'open' do update set
+     on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        actual = excluded.actual, details = excluded.details, last_seen_at = excluded.last_seen_at`,
     [[...new Set(eventIds)]],
   );

@@ -22,6 +22,10 @@ async function main() {
     config = Object.freeze({ ...config, WEBHOOK_SECRETS: [await developmentSecret(file)] });
     log.warn({ file }, 'WEBHOOK_SECRETS unset: using the local development secret');
   }
+  // The console and the API need a token; a first local run makes one rather than leaving them off.
+  const tokenFile = path.join(DATA_DIR, 'api-token');
+  const localToken = !config.API_TOKEN && !config.API_TOKENS;
+  if (localToken) config = Object.freeze({ ...config, API_TOKEN: await developmentSecret(tokenFile) });
 
   const database = embedded ? await startEmbeddedPostgres(DATA_DIR, log) : null;
   const connectionString = database?.connectionString ?? (config.DATABASE_URL as string);
@@ -39,12 +43,20 @@ async function main() {
   });
   const runtime = await openRuntime(config, log, connectionString);
   const stopWeb = await startWeb(runtime);
+  // The token itself never reaches a log line: the file holds it.
+  const consoleUrl = `http://localhost:${config.PORT}/console`;
+  if (localToken)
+    log.info(
+      { consoleUrl, tokenFile },
+      `console at ${consoleUrl}: sign in with the admin token in ${tokenFile}`,
+    );
+  else log.info({ consoleUrl }, `console at ${consoleUrl}`);
   const stopWorker = await startWorker(runtime);
   const stopClock = startClock(runtime);
   onShutdown(log, [stopWeb, stopClock, stopWorker, runtime.close, stopDatabase]);
 }
 
-// A random secret kept under .data/, so a local instance is never signed with a well-known value.
+// A random secret kept under .data/ (webhook secret, admin token), so a local instance never uses a well-known value.
 async function developmentSecret(file: string): Promise<string> {
   const existing = await readFile(file, 'utf8').catch(() => null);
   if (existing?.trim()) return existing.trim();

@@ -53,6 +53,15 @@ export async function markEventFailed(db: Queryable, id: number, error: string):
   );
 }
 
+/** Hands a failed delivery back to the worker at once, with its attempts counted afresh (a person asked). */
+export async function queueForProcessing(db: Queryable, id: number): Promise<void> {
+  await db.query(
+    `update events set status = 'received', attempts = 0, retry_at = null
+      where id = $1::bigint and status in ('failed', 'received')`,
+    [id],
+  );
+}
+
 export async function markEventsProcessed(db: Queryable, ids: number[]): Promise<void> {
   await db.query(
     `update events set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null

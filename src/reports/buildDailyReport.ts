@@ -12,6 +12,7 @@ import {
   sumDailyForwarding,
   sumOpenFindings,
 } from './dailyQueries.ts';
+import { sumAcceptedFindings, sumMatchRates } from './findingQueries.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
 
 /** Money columns of an account row, in cents; totals are their sums, so a total always equals its rows. */
@@ -44,7 +45,8 @@ export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
  * settled payments and gross, fees by type and by source, refunds and returned fees, net
  * (gross − fees − refunded + returned fees), fees returned by reason (refund, ACH return, void), ACH returns,
  * disputes (opened, won, lost that day; open now and the amount at risk), captures at risk, forwarding
- * outcomes per destination, and open findings with the money at stake. Set-based: a handful of grouped queries.
+ * outcomes per destination, open findings with the money at stake, accepted findings apart, and the match
+ * rate of the day's payments. Set-based: a handful of grouped queries.
  */
 export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
   const from = new Date(`${date}T00:00:00.000Z`);
@@ -60,6 +62,8 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   // Open discrepancies are a current state: as of when the report is built, whatever day it covers.
   const findings = await sumOpenFindings(db, generatedAt);
   const topFindings = await listTopFindings(db, generatedAt, 100);
+  const acceptedFindings = await sumAcceptedFindings(db, generatedAt);
+  const matchRates = await sumMatchRates(db, from, to);
 
   const accounts = new Map<string, AccountRow>();
   const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
@@ -99,6 +103,8 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
     forwarding,
     findings,
     top_findings: topFindings.map((row) => ({ ...row, id: `fnd_${row.id}` })),
+    accepted_findings: acceptedFindings,
+    match_rates: matchRates,
   };
 }
 

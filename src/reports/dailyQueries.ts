@@ -139,7 +139,7 @@ export const AT_STAKE = `case when jsonb_typeof(f.expected) = 'number' and jsonb
                              else 0 end`;
 
 /**
- * Findings open at `until`, by code, with the money at stake. The account type comes from what Tally
+ * Findings open (acknowledged included; accepted ones are reported apart) at `until`, by code, with the money at stake. The account type comes from what Tally
  * projected for the account (findings about an account never seen in payments count as `unknown`).
  */
 export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenFindingRow[]> {
@@ -151,7 +151,8 @@ export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenF
      select coalesce(a.account_type, 'unknown') as account_type, f.currency, f.code, count(*)::int as findings,
             coalesce(sum(${AT_STAKE}), 0)::bigint as at_stake
        from findings f left join accounts a on a.account_id = f.account_id
-      where f.first_seen_at < $1::timestamptz and (f.status = 'open' or f.resolved_at >= $1::timestamptz)
+      where f.first_seen_at < $1::timestamptz
+        and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))
       group by 1, 2, 3
       order by 1, 2, 3`,
     [until],
@@ -175,7 +176,8 @@ export async function listTopFindings(db: Queryable, until: Date, limit: number)
             case when f.subject_type = 'payment' then f.subject_id else f.details->>'payment_id' end as payment_id,
             (${AT_STAKE})::bigint as at_stake
        from findings f
-      where f.first_seen_at < $1::timestamptz and (f.status = 'open' or f.resolved_at >= $1::timestamptz)
+      where f.first_seen_at < $1::timestamptz
+        and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))
       order by at_stake desc, f.id
       limit $2::int`,
     [until, limit],

@@ -1,12 +1,12 @@
+import path from 'node:path';
+import { Eta } from 'eta';
 import { formatMoney } from './money.ts';
-import { type Report, type Section, sectionsOf } from './sections.ts';
+import { type Report, sectionsOf } from './sections.ts';
 
-const escapeHtml = (value: unknown) =>
-  String(value ?? '').replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+// Eta escapes every `<%=` output; `<%~` is used only for markup the templates themselves wrote.
+const eta = new Eta({ views: path.join(import.meta.dirname, 'templates'), autoEscape: true, cache: true });
 
-const label = (column: string) => column.replaceAll('_', ' ');
-
-const STYLE = `
+export const REPORT_STYLE = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2433;margin:2rem auto;max-width:1200px;padding:0 1rem}
 h1{font-size:1.6rem;margin:0 0 .2rem}h2{font-size:1.15rem;margin:2rem 0 .5rem;border-bottom:1px solid #d8dde6;padding-bottom:.3rem}
 .meta{color:#5b6577;margin-bottom:1.5rem}.cards{display:flex;flex-wrap:wrap;gap:1rem}
@@ -17,59 +17,33 @@ th{text-align:left;background:#f5f7fa;font-weight:600;white-space:nowrap}td.num,
 .empty{color:#5b6577;font-style:italic}.scroll{overflow-x:auto}.tag{display:inline-block;padding:0 .4rem;border-radius:4px;background:#eef1f6;font-size:.8rem}
 `;
 
-function cell(section: Section, row: Record<string, unknown>, column: string): string {
-  const value = row[column];
-  if (section.money.includes(column) && typeof value === 'number') {
-    return `<td class="num">${escapeHtml(formatMoney(value, (row.currency as string | null) ?? null))}</td>`;
-  }
-  if (column === 'payment_id' && typeof value === 'string') {
-    return `<td><a href="/api/payments/${encodeURIComponent(value)}">${escapeHtml(value)}</a></td>`;
-  }
-  if (typeof value === 'number') return `<td class="num">${escapeHtml(value.toLocaleString('en-US'))}</td>`;
-  if (typeof value === 'boolean') return `<td>${value ? 'yes' : 'no'}</td>`;
-  return `<td>${escapeHtml(value)}</td>`;
+export function reportTitle(report: Report): string {
+  return report.kind === 'daily'
+    ? `Daily reconciliation report, ${report.date}`
+    : 'Fee configuration comparison';
 }
 
-function table(section: Section): string {
-  if (section.rows.length === 0) return `<h2>${escapeHtml(section.title)}</h2><p class="empty">None.</p>`;
-  const numeric = (column: string) =>
-    section.money.includes(column) || typeof section.rows[0]?.[column] === 'number';
-  const head = section.columns
-    .map((column) => `<th${numeric(column) ? ' class="num"' : ''}>${escapeHtml(label(column))}</th>`)
-    .join('');
-  const body = section.rows
-    .map((row) => `<tr>${section.columns.map((column) => cell(section, row, column)).join('')}</tr>`)
-    .join('\n');
-  return `<h2>${escapeHtml(section.title)}</h2><div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
-}
-
-function summaryCards(report: Report): string {
-  if (report.kind !== 'daily') return '';
-  if (report.totals.length === 0) return '<p class="empty">No settled payments or refunds on this day.</p>';
-  const cards = report.totals.map((total) => {
-    const currency = String(total.currency);
-    const line = (name: string, key: string, cls = '') =>
-      `<dt${cls}>${name}</dt><dd${cls}>${escapeHtml(formatMoney(Number(total[key]), currency))}</dd>`;
-    return `<div class="card"><h3><span class="tag">${escapeHtml(total.account_type)}</span> ${escapeHtml(currency.toUpperCase())} · ${escapeHtml(total.payments)} payments</h3><dl>
-      ${line('Gross', 'gross')}${line('Fees', 'fees')}${line('Refunded', 'refunded')}${line('Fees returned', 'returned_fees')}${line('Net', 'net', ' class="net"')}
-    </dl></div>`;
+/**
+ * The report's summary and tables as HTML, without a page around them: the standalone report and the
+ * console both show it. `paymentLink` says where a payment id leads.
+ */
+export function renderReportBody(
+  report: Report,
+  reportId: string,
+  paymentLink: (id: string) => string,
+): string {
+  const sections = sectionsOf(report);
+  return eta.render('./body', {
+    report,
+    reportId,
+    sections: report.kind === 'daily' ? sections.slice(1) : sections,
+    formatMoney,
+    paymentLink,
   });
-  return `<div class="cards">${cards.join('')}</div>`;
 }
 
 /** A self-contained page a finance reader can read without help: summary first, then every table. */
 export function renderHtml(report: Report, reportId: string): string {
-  const title =
-    report.kind === 'daily' ? `Daily reconciliation report, ${report.date}` : 'Fee configuration comparison';
-  const sections = sectionsOf(report);
-  const tables = (report.kind === 'daily' ? sections.slice(1) : sections).map(table).join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><h1>${escapeHtml(title)}</h1>
-<p class="meta">Report ${escapeHtml(reportId)} · generated ${escapeHtml(report.generated_at)} (UTC) · amounts in each row's currency; test and live are never added together. Net = gross − fees − refunded + fees returned by refunds; fees handed back by ACH returns and voids are listed by reason, not in net.</p>
-${summaryCards(report)}
-${tables}
-</body></html>
-`;
+  const body = renderReportBody(report, reportId, (id) => `/api/payments/${encodeURIComponent(id)}`);
+  return eta.render('./page', { title: reportTitle(report), style: REPORT_STYLE, body });
 }

@@ -116,6 +116,22 @@ export function sectionsOf(report: Report): Section[] {
         money: ['at_stake'],
         rows: report.top_findings,
       },
+      {
+        name: 'accepted_findings',
+        title: 'Accepted findings (accepted with a note: not in the open counts)',
+        columns: ['account_type', 'currency', 'code', 'findings', 'at_stake'],
+        money: ['at_stake'],
+        // Reports stored before these sections existed have none.
+        rows: report.accepted_findings ?? [],
+      },
+      {
+        name: 'match_rates',
+        title:
+          'Match rate: payments of the day whose every check passed, over payments checked (unverified apart)',
+        columns: ['account_type', 'account_id', 'currency', 'checked', 'matched', 'match_rate', 'unverified'],
+        money: [],
+        rows: report.match_rates ?? [],
+      },
     ];
   }
   const rows = report.accounts.flatMap((account) =>

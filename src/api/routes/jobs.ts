@@ -31,6 +31,8 @@ export function jobRoutes(deps: AppDeps): Router {
       throw new HttpError(422, 'payload_invalid', `${unstorable}: must be text without control characters`);
     // Parsed again there: the schema every sender goes through.
     const [jobId = null] = await enqueueTo(deps.boss, job, [parsed.data]);
+    // Every change is attributed to the token that made it.
+    deps.log.info({ job: job.name, jobId, actor: req.principal?.name }, 'job started through the API');
     res.status(202).json(single('job', jobId, { id: jobId, name: job.name, payload: parsed.data }));
   });
   router.use(undecodablePathParam('name'));

@@ -20,6 +20,16 @@ export function text({ maxLength = 255 }: { maxLength?: number } = {}) {
     .refine((value) => !LONE_SURROGATE.test(value), 'must be valid text');
 }
 
+/** Free text a person writes (a note): like `text`, but newlines and tabs are fine; trimmed. */
+export function freeText({ maxLength }: { maxLength: number }) {
+  return z
+    .string({ error: 'must be text' })
+    .trim()
+    .max(maxLength, `must be at most ${maxLength} characters`)
+    .refine((value) => !CONTROL.test(value.replace(/[\n\r\t]/g, ' ')), 'must not contain control characters')
+    .refine((value) => !LONE_SURROGATE.test(value), 'must be valid text');
+}
+
 /** A path id such as `py_…` or `evt_…`: text, at most 255 characters unless told. */
 export function pathId({ maxLength = 255 }: { maxLength?: number } = {}) {
   return text({ maxLength });

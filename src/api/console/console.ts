@@ -1,0 +1,72 @@
+import path from 'node:path';
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import helmet from 'helmet';
+import type { AppDeps } from '../deps.ts';
+import { HttpError } from '../errors.ts';
+import type { ApiTokens } from '../tokens.ts';
+import { findingActions } from './actions.ts';
+import { deliveryPages } from './deliveryPages.ts';
+import { opsPages } from './opsPages.ts';
+import { findingPages } from './pages.ts';
+import { paymentPage } from './paymentPage.ts';
+import { renderPage } from './render.ts';
+import { consoleSession, provideCsrfToken, requireSignIn, signInRoutes } from './session.ts';
+
+/**
+ * Security headers for every console page: no script at all (so none inline), styles only from the console's
+ * own stylesheet, never framed, no referrer (a payment id in a URL stays here).
+ */
+const securityHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+});
+
+/** GET /console: the operator console, server-rendered, signed in with an API token. */
+export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
+  const router = express.Router();
+  router.use(securityHeaders);
+  router.use(
+    '/assets',
+    express.static(path.join(import.meta.dirname, 'assets'), { index: false, maxAge: '1h' }),
+  );
+  if (!tokens.configured) {
+    router.use((req, res) => renderPage(req, res, 'disabled', {}, 404));
+    return router;
+  }
+  const session = consoleSession(deps.pool, tokens, deps.log);
+  router.use(session.middleware, provideCsrfToken, express.urlencoded({ extended: false, limit: '16kb' }));
+  router.use(signInRoutes(tokens, session.pruneSessions));
+  router.use(requireSignIn(tokens));
+  router.use(
+    findingPages(deps),
+    paymentPage(deps),
+    deliveryPages(deps),
+    opsPages(deps),
+    findingActions(deps),
+  );
+  router.use((req, res) => renderPage(req, res, 'error', { status: 404, message: 'No such page.' }, 404));
+  router.use(consoleErrors(deps));
+  return router;
+}
+
+/** Errors as pages: a refused input or change says why; anything else is logged and hidden. */
+function consoleErrors(deps: AppDeps): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof HttpError && err.status < 500) {
+      renderPage(req, res, 'error', { status: err.status, message: err.message }, err.status);
+      return;
+    }
+    deps.log.error(err, `${req.method} ${req.baseUrl}${req.path} failed`);
+    renderPage(req, res, 'error', { status: 500, message: 'Something went wrong; it has been logged.' }, 500);
+  };
+}

@@ -1,0 +1,91 @@
+import express, { type Request, type Router } from 'express';
+import { z } from 'zod';
+import { BULK_LIMIT } from '../../findings/changeFindings.ts';
+import { type FindingFilter, listFindings } from '../../findings/queries.ts';
+import { sumOpenFindings } from '../../reports/dailyQueries.ts';
+import type { AppDeps } from '../deps.ts';
+import { HttpError } from '../errors.ts';
+import { countEventsByStatus } from '../queries.ts';
+import { FINDING_STATUSES, findingIdOf, findingWithHistory } from '../routes/findings.ts';
+import { pageFromQuery, paginate } from '../routes/pagination.ts';
+import { calendarDate, oneOf, parseQuery, text } from '../routes/params.ts';
+import { readOverview } from './queries.ts';
+import { pageLinks, renderPage } from './render.ts';
+
+export const findingFilterQuery = z.object({
+  code: text().optional(),
+  status: oneOf(FINDING_STATUSES).optional(),
+  account_id: text().optional(),
+  currency: text().optional(),
+  from: calendarDate().optional(),
+  to: calendarDate().optional(),
+});
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The findings filter of a console query or form: dates are whole UTC days, `to` included. */
+export function findingFilterOf(input: unknown): {
+  filter: FindingFilter;
+  query: z.output<typeof findingFilterQuery>;
+} {
+  const query = parseQuery(findingFilterQuery, input);
+  const filter: FindingFilter = {
+    code: query.code,
+    status: query.status,
+    accountId: query.account_id,
+    currency: query.currency,
+    from: query.from ? new Date(`${query.from}T00:00:00Z`) : undefined,
+    to: query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS) : undefined,
+  };
+  return { filter, query };
+}
+
+/** The console's overview, findings list and one finding with its workflow. */
+export function findingPages(deps: AppDeps): Router {
+  const router = express.Router();
+  router.get('/', async (req, res) => {
+    const now = deps.now();
+    const [overview, events, openFindings] = await Promise.all([
+      readOverview(deps.pool, now),
+      countEventsByStatus(deps.pool),
+      sumOpenFindings(deps.pool, now),
+    ]);
+    renderPage(req, res, 'overview', { overview, events, openFindings, now });
+  });
+
+  router.get('/findings', async (req, res) => {
+    const { filter, query } = findingFilterOf(req.query);
+    const page = pageFromQuery(req.query);
+    const { data, pageInfo } = paginate(await listFindings(deps.pool, filter, page), page);
+    renderPage(req, res, 'findings', {
+      findings: data,
+      query,
+      statuses: FINDING_STATUSES,
+      links: pageLinks(req, pageInfo),
+      bulkLimit: BULK_LIMIT,
+      filterFields: filterFields(req),
+      changed: req.query.changed,
+    });
+  });
+
+  router.get('/findings/:id', async (req, res) => {
+    const id = findingIdOf(req.params.id);
+    renderPage(req, res, 'finding', { finding: await findingWithHistory(deps.pool, id) });
+  });
+
+  // A search box: the payment page by id.
+  router.get('/payments', (req, res) => {
+    const { id } = parseQuery(z.object({ id: text().optional() }), req.query);
+    if (!id) throw new HttpError(400, 'invalid_parameter', 'id: give a payment id (py_…)');
+    res.redirect(303, `/console/payments/${encodeURIComponent(id)}`);
+  });
+  return router;
+}
+
+/** The filter of the current findings list as hidden form fields, so a bulk change applies to what is shown. */
+function filterFields(req: Request): [string, string][] {
+  return Object.entries(req.query).filter(
+    (entry): entry is [string, string] =>
+      typeof entry[1] === 'string' && Object.hasOwn(findingFilterQuery.shape, entry[0]) && entry[1] !== '',
+  );
+}

@@ -1,0 +1,59 @@
+import express, { type Router } from 'express';
+import { z } from 'zod';
+import { calculateFee } from '../../domain/feeFormula.ts';
+import { listFindings } from '../../findings/queries.ts';
+import type { AppDeps } from '../deps.ts';
+import { HttpError } from '../errors.ts';
+import { findPaymentDetail } from '../queries.ts';
+import { parseParams, pathId, undecodablePathParam } from '../routes/params.ts';
+import { listFeeConfigurationsOfPayment, listPaymentTimeline } from './queries.ts';
+import { renderPage } from './render.ts';
+
+const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
+
+/** One payment: its timeline of deliveries, projection, fee check, refunds and returned fees, disputes, findings. */
+export function paymentPage(deps: AppDeps): Router {
+  const router = express.Router();
+  router.get('/payments/:id', async (req, res) => {
+    const { id } = parseParams(z.object({ id: pathId() }), req.params);
+    const detail = await findPaymentDetail(deps.pool, id);
+    if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
+    const [timeline, configurations, findings] = await Promise.all([
+      listPaymentTimeline(deps.pool, id),
+      listFeeConfigurationsOfPayment(deps.pool, id),
+      listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE),
+    ]);
+    renderPage(req, res, 'payment', {
+      id,
+      detail,
+      timeline,
+      feeChecks: feeChecksOf(detail.payment, detail.fees, configurations),
+      findings: findings.slice(0, FINDINGS_PAGE.limit),
+    });
+  });
+  router.use(undecodablePathParam('id'));
+  return router;
+}
+
+type Row = Record<string, unknown>;
+
+/** Each fee beside what its source configuration gives for the payment's amount, with the formula spelled out. */
+function feeChecksOf(payment: Row, fees: Row[], configurations: Row[]) {
+  return fees.map((fee) => {
+    const configuration = configurations.find((candidate) => candidate.id === fee.source_configuration_id);
+    if (!configuration) return { fee, configuration: null, expected: null, formula: null };
+    const pricing = {
+      variableRate: String(configuration.variable_rate),
+      transactionFeeCents: Number(configuration.transaction_fee_cents),
+      feeCapCents: configuration.fee_cap_cents === null ? null : Number(configuration.fee_cap_cents),
+    };
+    const amount = Number(payment.amount);
+    const cap = pricing.feeCapCents === null ? '' : `, capped at ${pricing.feeCapCents} ¢`;
+    return {
+      fee,
+      configuration,
+      expected: calculateFee(amount, pricing),
+      formula: `${amount} ¢ × ${pricing.variableRate} % + ${pricing.transactionFeeCents} ¢${cap}, rounded half-up`,
+    };
+  });
+}

@@ -1,0 +1,59 @@
+import type { Queryable } from '../db/pool.ts';
+import type { FindingStatus, WorkflowAction } from './workflow.ts';
+
+export type FindingHistoryRow = {
+  actor: string;
+  action: string;
+  old_status: string;
+  new_status: string;
+  note: string | null;
+  created_at: Date;
+};
+
+const COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected, actual,
+                 details, first_seen_at, last_seen_at, resolved_at`;
+
+/** One finding by row id, or null; `forUpdate` locks it for a workflow change in the caller's transaction. */
+export async function findFinding(db: Queryable, id: number, forUpdate = false) {
+  const { rows } = await db.query<Record<string, unknown> & { id: number; status: FindingStatus }>(
+    `select ${COLUMNS} from findings where id = $1::bigint ${forUpdate ? 'for update' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** A finding's status changes and notes, oldest first. */
+export async function listFindingHistory(db: Queryable, findingId: number): Promise<FindingHistoryRow[]> {
+  const { rows } = await db.query<FindingHistoryRow>(
+    `select actor, action, old_status, new_status, note, created_at
+       from finding_history where finding_id = $1::bigint order by id`,
+    [findingId],
+  );
+  return rows;
+}
+
+export type FindingChange = {
+  findingId: number;
+  actor: string;
+  action: WorkflowAction;
+  oldStatus: FindingStatus;
+  newStatus: FindingStatus;
+  note: string | null;
+  at: Date;
+};
+
+/** Applies a person's change (status and history row) to findings already locked by the caller. */
+export async function recordFindingChanges(db: Queryable, changes: FindingChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await db.query(
+    `with changes as (
+       select * from jsonb_to_recordset($1::jsonb)
+         as c("findingId" bigint, actor text, action text, "oldStatus" text, "newStatus" text, note text, at timestamptz)
+     ), updated as (
+       update findings f set status = c."newStatus" from changes c where f.id = c."findingId"
+     )
+     insert into finding_history (finding_id, actor, action, old_status, new_status, note, created_at)
+     select "findingId", actor, action, "oldStatus", "newStatus", note, at from changes`,
+    [JSON.stringify(changes)],
+  );
+}
