@@ -1,8 +1,8 @@
 // npm run bench:purge [-- DELIVERIES]: the retention purge of 1,000,000 (default) old processed deliveries
 // (~1 KB bodies, generated in Postgres) while the web role takes a fixed-rate load of signed deliveries.
 // Prints the purge's time and rate, and the ingest latency during the purge against a same-run baseline:
-// the same load, on the same database, before and after the purge (ratios against their mean; during the
-// purge, p99 is the worst of its chunks).
+// the same load, on the same database, before and after the purge (ratios against their mean; p50 and p99
+// of several chunks are their requests-weighted means, each chunk also printed).
 //   BENCH_RATE (default 200 req/s), BENCH_CHUNK_SECONDS (default 15): the load, run in chunks until the
 //   purge ends.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -57,22 +57,25 @@ function startWeb(connectionString: string): Promise<ChildProcess> {
   });
 }
 
-// Chunks of load merged: requests and non-2xx summed, p50 the requests-weighted mean, p99 and max the worst.
+// Chunks of load merged: requests and non-2xx summed, p50 and p99 the requests-weighted means of the
+// chunks', max the worst.
 function merge(loads: Load[]): Load {
   const requests = loads.reduce((sum, load) => sum + load.requests, 0);
+  const mean = (of: (load: Load) => number) =>
+    loads.reduce((sum, load) => sum + of(load) * load.requests, 0) / Math.max(requests, 1);
   return {
     requests,
     non2xx: loads.reduce((sum, load) => sum + load.non2xx, 0),
     latency: {
-      p50: loads.reduce((sum, load) => sum + load.latency.p50 * load.requests, 0) / Math.max(requests, 1),
-      p99: Math.max(...loads.map((load) => load.latency.p99)),
+      p50: mean((load) => load.latency.p50),
+      p99: mean((load) => load.latency.p99),
       max: Math.max(...loads.map((load) => load.latency.max)),
     },
   };
 }
 
 const describeLoad = (load: Load) =>
-  `${load.requests} requests, ${load.non2xx} non-2xx, p50 ${load.latency.p50.toFixed(1)} ms, p99 ${load.latency.p99} ms, max ${load.latency.max} ms`;
+  `${load.requests} requests, ${load.non2xx} non-2xx, p50 ${load.latency.p50.toFixed(1)} ms, p99 ${load.latency.p99.toFixed(1)} ms, max ${load.latency.max} ms`;
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-purge-'));
 await chmod(dataDir, 0o777);
@@ -126,15 +129,15 @@ try {
   const after = await timed('baseline load after the purge', () => runLoad(url, 2 * CHUNK_SECONDS));
 
   const base = merge([before[0], after[0]]);
-  base.latency.p99 = (before[0].latency.p99 + after[0].latency.p99) / 2;
   const loaded = merge(during);
   process.stdout.write(
-    `purged the bodies of ${purged.events} deliveries in ${purgeSeconds.toFixed(1)} s (${Math.round(purged.events / purgeSeconds)} deliveries/s), batches of 1,000\n` +
+    `purged the bodies of ${purged.events} deliveries in ${purgeSeconds.toFixed(1)} s (${Math.round(purged.events / purgeSeconds)} deliveries/s), batches of 1,000, each followed by a pause as long as it took\n` +
       `ingest at ${RATE} req/s, ${CONNECTIONS} connections:\n` +
       `  baseline before: ${describeLoad(before[0])}\n` +
       `  baseline after:  ${describeLoad(after[0])}\n` +
       `  during purge:    ${describeLoad(loaded)} (${during.length} chunks of ${CHUNK_SECONDS} s)\n` +
-      `  ratio to the baselines' mean: p50 ${(loaded.latency.p50 / base.latency.p50).toFixed(2)}, p99 ${(loaded.latency.p99 / base.latency.p99).toFixed(2)}\n`,
+      during.map((chunk, index) => `    chunk ${index + 1}: ${describeLoad(chunk)}\n`).join('') +
+      `  ratio to the baselines' mean: p50 ${(loaded.latency.p50 / base.latency.p50).toFixed(2)}, p99 ${(loaded.latency.p99 / base.latency.p99).toFixed(2)}, worst chunk's p99 ${(Math.max(...during.map((load) => load.latency.p99)) / base.latency.p99).toFixed(2)}\n`,
   );
 } finally {
   if (web && web.exitCode === null) {
