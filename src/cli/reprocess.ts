@@ -57,7 +57,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       afterId = last;
     }
     progress.finish();
-    const notReplayed = values.all ? `, ${purged} not replayed (body purged)` : '';
+    const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);
     return failed === 0 ? 0 : 1;
   } finally {
