@@ -92,6 +92,9 @@ describe('alerts for opened findings', () => {
     const now = new Date();
     await Promise.all([scan(now, env), scan(now, env), scan(now, env)]);
     await open('payment:py_a1', [mismatch('py_a1', 1000, 1300)]);
+    // Refreshing the open finding (the upsert's `on conflict do update`) is not an opening.
+    const recorded = await t.pool.query('select count(*)::int as n from opened_findings');
+    expect(recorded.rows[0].n).toBe(0);
     await scan(now, env);
 
     const finding = await t.pool.query(`select id from findings where subject_id = 'py_a1'`);

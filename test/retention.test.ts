@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,12 +15,22 @@ import { deliver, drain, fixtureBodies, fixtureNames, waitForJobs } from './help
 import { dumpProjections } from './helpers/projections.ts';
 
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
-const cli = (args: string[], databaseUrl: string) =>
-  spawnSync(process.execPath, ['src/cli.ts', ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-    timeout: 60_000,
+/**
+ * Runs the real CLI. Not spawnSync: this process's own workers must go on (a transaction of theirs left
+ * open while the event loop is blocked would hold its locks against the CLI).
+ */
+function cli(args: string[], databaseUrl: string) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['src/cli.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
 
 type EventState = {
   status: string;
@@ -168,7 +178,7 @@ describe('retention purge', () => {
   it('tally export skips purged deliveries and says how many', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'tally-retention-'));
     const file = path.join(dir, 'export.jsonl');
-    const result = cli(['export', '--out', file], t.databaseUrl);
+    const result = await cli(['export', '--out', file], t.databaseUrl);
     expect(result.status).toBe(0);
     const purged = await t.pool.query<{ n: number }>(
       `select count(*)::int as n from events where source = 'webhook' and body_purged_at is not null`,
@@ -185,14 +195,14 @@ describe('retention purge', () => {
     );
     const count = purged.rows[0]?.n as number;
     expect(count).toBeGreaterThan(10);
-    const refused = cli(['reprocess', '--all'], t.databaseUrl);
+    const refused = await cli(['reprocess', '--all'], t.databaseUrl);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`${count} deliveries cannot be replayed: their body was purged`);
     expect(refused.stderr).toContain('--allow-purged');
     const payments = await t.pool.query('select count(*)::int as n from payments');
     expect(payments.rows[0].n).toBeGreaterThan(0);
 
-    const rebuilt = cli(['reprocess', '--all', '--allow-purged'], t.databaseUrl);
+    const rebuilt = await cli(['reprocess', '--all', '--allow-purged'], t.databaseUrl);
     expect(rebuilt.stdout).toBe(`reprocessed 4 deliveries, 1 failed, ${count} not replayed (body purged)\n`);
     expect(rebuilt.status).toBe(1);
     const states = await t.pool.query(
@@ -219,7 +229,7 @@ describe('tally purge', () => {
   afterAll(() => t.close());
 
   it('--dry-run counts, then purges with any age, and refuses a bad --older-than naming it', async () => {
-    const dry = cli(['purge', '--older-than', '5', '--dry-run'], t.databaseUrl);
+    const dry = await cli(['purge', '--older-than', '5', '--dry-run'], t.databaseUrl);
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(
       /^would purge the bodies of 7 deliveries and 0 conflicting bodies received before /,
@@ -227,17 +237,17 @@ describe('tally purge', () => {
     const kept = await t.pool.query('select count(*)::int as n from events where body_purged_at is null');
     expect(kept.rows[0].n).toBe(7);
 
-    expect(cli(['purge', '--older-than', '11'], t.databaseUrl).stdout).toMatch(
+    expect((await cli(['purge', '--older-than', '11'], t.databaseUrl)).stdout).toMatch(
       /^purged the bodies of 0 deliveries/,
     );
-    const run = cli(['purge', '--older-than', '5'], t.databaseUrl);
+    const run = await cli(['purge', '--older-than', '5'], t.databaseUrl);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
       /^purged the bodies of 7 deliveries and 0 conflicting bodies received before /,
     );
 
     for (const bad of ['0', 'ten', '-3']) {
-      const refused = cli(['purge', `--older-than=${bad}`], t.databaseUrl);
+      const refused = await cli(['purge', `--older-than=${bad}`], t.databaseUrl);
       expect(refused.status).toBe(2);
       expect(refused.stderr).toContain('--older-than must be a positive whole number of days');
     }
