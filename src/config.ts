@@ -67,7 +67,7 @@ export const configSchema = z.object({
   PROVIDER_CLIENT_ID: optionalText,
   /** OAuth client secret for the provider API. */
   PROVIDER_CLIENT_SECRET: optionalText,
-  /** Slack-compatible incoming webhook for ops alerts. Unset: alerts are logged and listed only. */
+  /** Slack-compatible incoming webhook for ops alerts. Unset, with no signed destination either: logged and listed only. */
   ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
   /** Hours before a 7-day authorization expires at which to alert, comma separated. */
   CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
