@@ -1,11 +1,13 @@
 import type { JobDefinition } from '../src/queue/job.ts';
 import type { QueueName } from '../src/queue/queues.ts';
+import alertScan from './alert-scan.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
 import reconcilePayment from './reconcile-payment.ts';
+import retentionPurge from './retention-purge.ts';
 import sendAlert from './send-alert.ts';
 
 // Keyed by queue, so a queue of the registry left without its handler is a type error.
@@ -17,6 +19,8 @@ const handlers = {
   'fee-configuration-report': feeConfigurationReport,
   'missed-event-sweep': missedEventSweep,
   'daily-report': dailyReport,
+  'retention-purge': retentionPurge,
+  'alert-scan': alertScan,
 } satisfies { [Name in QueueName]: { name: Name } };
 
 /** Every pg-boss queue Tally runs, in the registry's order. */

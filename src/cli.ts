@@ -1,6 +1,7 @@
 import { backfillHistory, usage as backfillUsage } from './cli/backfill.ts';
 import { type CliContext, loadCliContext } from './cli/context.ts';
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
+import { purgeCommand, usage as purgeUsage } from './cli/purge.ts';
 import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
 import { reportCommand, usage as reportUsage } from './cli/report.ts';
 import { reprocessEvents, usage as reprocessUsage } from './cli/reprocess.ts';
@@ -11,9 +12,10 @@ const commands: Record<string, (args: string[], context: CliContext) => Promise<
   replay: replayDeliveries,
   reprocess: reprocessEvents,
   report: reportCommand,
+  purge: purgeCommand,
 };
 
-const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n`;
+const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n`;
 
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;

@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { FINDING_CODES } from './findings/codes.ts';
 import { issueLines } from './issues.ts';
 
 const integer = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -40,6 +41,20 @@ const cronExpression = (fallback: string) =>
       'is not a valid cron expression (minute hour day month weekday)',
     );
 
+/** An optional count (days, minutes): a positive whole number, or unset. */
+const optionalCount = (unit: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() === '' ? undefined : value?.trim()))
+    .pipe(
+      z
+        .string()
+        .regex(/^[1-9]\d*$/, `must be a positive whole number of ${unit}`)
+        .transform(Number)
+        .optional(),
+    );
+
 const optionalText = z
   .string()
   .optional()
@@ -65,7 +80,7 @@ export const configSchema = z.object({
   PROVIDER_CLIENT_ID: optionalText,
   /** OAuth client secret for the provider API. */
   PROVIDER_CLIENT_SECRET: optionalText,
-  /** Slack-compatible incoming webhook for ops alerts. Unset: alerts are logged and listed only. */
+  /** Slack-compatible incoming webhook for ops alerts. Unset, with no signed destination either: logged and listed only. */
   ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
   /** Hours before a 7-day authorization expires at which to alert, comma separated. */
   CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
@@ -93,6 +108,32 @@ export const configSchema = z.object({
    * characters). The name is the actor recorded on finding history. API_TOKEN stays: an admin named `admin`.
    */
   API_TOKENS: commaList.pipe(z.array(namedToken)).optional(),
+  /** Raw bodies of processed deliveries older than this many days are purged daily. Unset: kept forever. */
+  RAW_BODY_RETENTION_DAYS: optionalCount('days'),
+  /** When the clock runs the retention purge (cron, UTC). */
+  SCHEDULE_RETENTION_PURGE: cronExpression('30 3 * * *'),
+  /** Finding codes that raise an ops alert when a finding of theirs opens, comma separated. */
+  ALERT_FINDING_CODES: commaList
+    .pipe(
+      z.array(
+        z.string().refine((code) => (FINDING_CODES as readonly string[]).includes(code), {
+          message: `is not a finding code; valid: ${FINDING_CODES.join(', ')}`,
+        }),
+      ),
+    )
+    .default(['capture_expiring', 'capture_expired']),
+  /** Alerts of each window of this many minutes go out as one digest per destination. Unset: one by one. */
+  ALERT_DIGEST_MINUTES: optionalCount('minutes'),
+  /** A second alert destination: plain JSON signed with HMAC-SHA256 under ALERT_WEBHOOK_SECRET. */
+  ALERT_SIGNED_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
+  /** The signing secret of ALERT_SIGNED_WEBHOOK_URL. */
+  ALERT_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Days before an open dispute's due date at which to alert, comma separated. */
+  DISPUTE_ALERT_DAYS: commaList
+    .pipe(z.array(z.coerce.number<string>().int().positive()).transform((days) => days.sort((a, b) => b - a)))
+    .default([3, 1]),
+  /** When the clock raises finding, dispute-deadline and digest alerts (cron, UTC). */
+  SCHEDULE_ALERT_SCAN: cronExpression('* * * * *'),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -144,6 +185,11 @@ function crossFieldProblems(env: Record<string, string | undefined>, use: Config
   const given = provider.filter(set).length;
   if (given !== 0 && given !== provider.length) {
     problems.push(`PROVIDER_CLIENT_ID: ${provider.join(', ')} are set together or not at all`);
+  }
+  if (set('ALERT_SIGNED_WEBHOOK_URL') !== set('ALERT_WEBHOOK_SECRET')) {
+    problems.push(
+      'ALERT_WEBHOOK_SECRET: ALERT_SIGNED_WEBHOOK_URL and ALERT_WEBHOOK_SECRET are set together or not at all',
+    );
   }
   return problems;
 }

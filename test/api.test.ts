@@ -62,6 +62,7 @@ describe('GET /api/status', () => {
       response = await request(t.app).get('/api/status').set(auth);
     }
     expect(response.status).toBe(200);
+    const oldest = await t.pool.query<{ at: Date }>('select min(received_at) as at from events');
     expect(response.body).toEqual({
       id: null,
       type: 'status',
@@ -78,6 +79,8 @@ describe('GET /api/status', () => {
         unknown_values: {},
         last_sweep_at: null,
         missed_events_open: 0,
+        oldest_kept_body_at: oldest.rows[0]?.at.toISOString(),
+        purged_bodies: 0,
       },
     });
   });

@@ -18,6 +18,8 @@ export type StoredEvent = {
   body: unknown;
   received_at: Date;
   processed_at: Date | null;
+  /** When retention purged the raw and parsed body (then `body` is null); null while kept. */
+  body_purged_at: Date | null;
   conflicts: { received_at: string; body_sha256: string }[];
 };
 
@@ -25,7 +27,7 @@ export type StoredEvent = {
 export async function findEvent(db: Queryable, eventId: string): Promise<StoredEvent | null> {
   const { rows } = await db.query<StoredEvent>(
     `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.source, e.quarantine_reason,
-            e.error, e.headers, e.body, e.received_at, e.processed_at,
+            e.error, e.headers, e.body, e.received_at, e.processed_at, e.body_purged_at,
             coalesce((select json_agg(json_build_object('received_at', c.received_at,
                                                         'body_sha256', encode(c.body_sha256, 'hex'))
                                       order by c.id)

@@ -7,11 +7,14 @@ import type { RecordedDelivery } from '../ingest/recorded.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../ingest/signature.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
-import { listEventsForExport } from './queries.ts';
+import { countPurgedForExport, listEventsForExport } from './queries.ts';
 
 export const usage = 'tally export [--out FILE] [--since ISO] [--until ISO]';
 
-/** Writes stored deliveries as recorded-deliveries JSONL, oldest first, one page of rows at a time. */
+/**
+ * Writes stored deliveries as recorded-deliveries JSONL, oldest first, one page of rows at a time. Those
+ * whose body retention purged are skipped and counted on stderr.
+ */
 export async function exportDeliveries(args: string[], { config }: CliContext): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -23,7 +26,9 @@ export async function exportDeliveries(args: string[], { config }: CliContext): 
   await client.connect();
   const out: Writable = values.out ? createWriteStream(values.out) : process.stdout;
   let written = 0;
+  let skipped = 0;
   try {
+    skipped = await countPurgedForExport(client, { since, until });
     let afterId = 0;
     for (;;) {
       const rows = await listEventsForExport(client, { afterId, limit: 1000, since, until });
@@ -52,6 +57,8 @@ export async function exportDeliveries(args: string[], { config }: CliContext): 
       process.stderr.write(`\rexported ${written} deliveries to ${values.out}\n`);
     }
   }
+  if (skipped > 0)
+    process.stderr.write(`skipped ${skipped} deliveries whose body was purged (RAW_BODY_RETENTION_DAYS)\n`);
   return 0;
 }
 

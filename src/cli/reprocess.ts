@@ -6,16 +6,21 @@ import { createBoss } from '../queue/boss.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
-import { countEventsWithStatus, listEventIdsToProcess } from './queries.ts';
+import { countEventsWithStatus, countPurgedDeliveries, listEventIdsToProcess } from './queries.ts';
 
-export const usage = 'tally reprocess --all | --failed';
+export const usage = 'tally reprocess --all [--allow-purged] | --failed';
 
 /**
  * --all truncates the projections and rebuilds them from the raw log, in arrival order; --failed retries
- * the deliveries left failed. Deliveries that still fail are counted and stay visible as failed.
+ * the deliveries left failed. Deliveries that still fail are counted and stay visible as failed. A
+ * delivery whose body retention purged cannot be replayed: --all refuses while there are any, unless
+ * --allow-purged accepts rebuilding without them (they stay marked processed, counted in the summary).
  */
 export async function reprocessEvents(args: string[], { config, log }: CliContext): Promise<number> {
-  const { values } = parseArgs({ args, options: { all: { type: 'boolean' }, failed: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args,
+    options: { all: { type: 'boolean' }, failed: { type: 'boolean' }, 'allow-purged': { type: 'boolean' } },
+  });
   if (values.all === values.failed) throw new Error(`give exactly one of --all or --failed; usage: ${usage}`);
   const databaseUrl = await resolveDatabaseUrl(config);
   const pool = createPool(databaseUrl, log, 4);
@@ -23,6 +28,14 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
   const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
   try {
+    const purged = values.all ? await countPurgedDeliveries(pool) : 0;
+    if (purged > 0 && !values['allow-purged']) {
+      process.stderr.write(
+        `tally reprocess: ${purged} deliveries cannot be replayed: their body was purged (RAW_BODY_RETENTION_DAYS). ` +
+          'A rebuild would lose what they brought; run again with --allow-purged to rebuild without them.\n',
+      );
+      return 1;
+    }
     if (values.all) await withTransaction(pool, (client) => resetProjections(client));
     const statuses = values.all ? ['received'] : ['failed'];
     const total = await countEventsWithStatus(pool, statuses);
@@ -44,7 +57,8 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       afterId = last;
     }
     progress.finish();
-    process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed\n`);
+    const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
+    process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);
     return failed === 0 ? 0 : 1;
   } finally {
     await boss.stop({ graceful: false });

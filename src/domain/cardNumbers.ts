@@ -50,6 +50,8 @@ function redactValue(value: unknown): unknown {
     return redacted === text ? value : redacted;
   }
   if (Array.isArray(value)) return value.map(redactValue);
+  // A timestamp column: copied key by key it would become `{}`.
+  if (value instanceof Date) return value;
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) copy[redactCardNumbersInText(key)] = redactValue(child);

@@ -8,18 +8,33 @@ export type NewAlert = {
   subjectId: string;
   accountId: string | null;
   payload: unknown;
+  /** The finding it is about; unset: the unresolved finding whose code is the kind, on the same subject. */
+  findingId?: number | null;
 };
 
-/** Inserts the alerts not raised before (by dedupe key) and returns the ids of the new ones only. */
-export async function insertAlerts(db: Queryable, alerts: NewAlert[], now: Date): Promise<number[]> {
+/**
+ * Inserts the alerts not raised before (by dedupe key) and returns the ids of the new ones only. With
+ * `digestDueAt` they wait for the digest due then instead of going out one by one.
+ */
+export async function insertAlerts(
+  db: Queryable,
+  alerts: NewAlert[],
+  now: Date,
+  digestDueAt: Date | null = null,
+): Promise<number[]> {
   if (alerts.length === 0) return [];
   const { rows } = await db.query<{ id: number }>(
-    `insert into alerts (dedupe_key, kind, subject_id, account_id, payload, created_at)
-     select a."dedupeKey", a.kind, a."subjectId", a."accountId", a.payload, $2::timestamptz
-       from jsonb_to_recordset($1::jsonb) as a("dedupeKey" text, kind text, "subjectId" text, "accountId" text, payload jsonb)
+    `insert into alerts (dedupe_key, kind, subject_id, account_id, payload, created_at, finding_id, digest_due_at)
+     select a."dedupeKey", a.kind, a."subjectId", a."accountId", a.payload, $2::timestamptz,
+            coalesce(a."findingId", (select f.id from findings f
+                                      where f.code = a.kind and f.subject_id = a."subjectId" and f.status <> 'resolved'
+                                      order by f.id desc limit 1)),
+            $3::timestamptz
+       from jsonb_to_recordset($1::jsonb)
+            as a("dedupeKey" text, kind text, "subjectId" text, "accountId" text, payload jsonb, "findingId" bigint)
      on conflict (dedupe_key) do nothing
      returning id`,
-    [JSON.stringify(alerts), now],
+    [JSON.stringify(alerts), now, digestDueAt],
   );
   return rows.map((row) => row.id);
 }
@@ -36,6 +51,18 @@ export type AlertRow = {
   last_error: string | null;
   created_at: Date;
   sent_at: Date | null;
+  finding_id: number | null;
+  digest_due_at: Date | null;
+  digest_id: number | null;
+  /** Per destination (`slack`, `signed`). */
+  deliveries: Record<string, AlertDelivery>;
+};
+
+export type AlertDelivery = {
+  status: 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  sent_at: string | null;
 };
 
 export async function findAlert(db: Queryable, id: number): Promise<AlertRow | null> {
@@ -43,17 +70,38 @@ export async function findAlert(db: Queryable, id: number): Promise<AlertRow | n
   return rows[0] ?? null;
 }
 
-/** Counts one delivery attempt of an alert and what came of it. */
-export async function recordAlertAttempt(
+/**
+ * Records one round of delivery of an alert: each destination tried, the alert's overall status (sent once
+ * every destination has it), its attempts over all destinations and the errors of those that failed.
+ */
+export async function recordAlertDeliveries(
   db: Queryable,
   id: number,
-  outcome: { status: 'sent' | 'failed' | 'logged'; error: string | null; at: Date },
+  outcome: { status: 'sent' | 'failed'; tried: number; deliveries: Record<string, AlertDelivery>; at: Date },
 ): Promise<void> {
+  const errors = Object.entries(outcome.deliveries)
+    .filter(([, delivery]) => delivery.status === 'failed')
+    .map(([destination, delivery]) => `${destination}: ${delivery.last_error}`);
   await db.query(
-    `update alerts set attempts = attempts + 1, status = $2::text, last_error = $3::text,
-            sent_at = case when $2::text = 'sent' then $4::timestamptz else sent_at end
+    `update alerts set attempts = attempts + $2::int, status = $3::text, deliveries = $4::jsonb,
+            last_error = $5::text, sent_at = case when $3::text = 'sent' then $6::timestamptz else sent_at end
       where id = $1::bigint`,
-    [id, outcome.status, outcome.error, outcome.at],
+    [
+      id,
+      outcome.tried,
+      outcome.status,
+      JSON.stringify(outcome.deliveries),
+      errors.join('; ') || null,
+      outcome.at,
+    ],
+  );
+}
+
+/** An alert with no destination configured: logged (by the caller) and listed only. */
+export async function recordAlertLogged(db: Queryable, id: number): Promise<void> {
+  await db.query(
+    `update alerts set attempts = attempts + 1, status = 'logged', last_error = null where id = $1::bigint`,
+    [id],
   );
 }
 
@@ -65,7 +113,8 @@ export async function listAlerts(
 ): Promise<(Record<string, unknown> & { id: number })[]> {
   const backwards = page.beforeId !== null;
   const { rows } = await db.query(
-    `select id, kind, subject_id, account_id, payload, status, attempts, last_error, created_at, sent_at
+    `select id, kind, subject_id, account_id, payload, status, attempts, last_error, created_at, sent_at,
+            deliveries, finding_id, digest_id
        from alerts
       where ($1::text is null or status = $1::text) and ($2::text is null or kind = $2::text)
         and ($3::bigint is null or id < $3::bigint) and ($4::bigint is null or id > $4::bigint)

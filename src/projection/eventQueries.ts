@@ -108,11 +108,14 @@ export const PROJECTION_TABLES = [
   'unknown_values',
 ] as const;
 
-/** Empties every projection and marks every non-quarantined delivery as waiting to be processed again. */
+/**
+ * Empties every projection and marks every non-quarantined delivery as waiting to be processed again,
+ * except those whose body retention purged: they cannot be replayed, and stay as they were.
+ */
 export async function resetProjections(db: Queryable): Promise<void> {
   await db.query(`truncate ${PROJECTION_TABLES.join(', ')}`);
   await db.query(
     `update events set status = 'received', processed_at = null, error = null, attempts = 0, retry_at = null
-      where status <> 'quarantined'`,
+      where status <> 'quarantined' and body_purged_at is null`,
   );
 }

@@ -89,6 +89,21 @@ export const queues = {
     scheduled: true,
     cronSetting: 'SCHEDULE_DAILY_REPORT',
   }),
+  /** Raw bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, purged in small batches. */
+  'retention-purge': defineQueue({
+    payloadSchema: z.object({}),
+    // A purge of millions of bodies takes minutes; one running four hours belongs to a worker that died.
+    queue: { retryLimit: 3, retryDelay: 300, retryBackoff: true, expireInSeconds: 4 * 3600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_RETENTION_PURGE',
+  }),
+  /** Alerts for opened findings of ALERT_FINDING_CODES, dispute deadlines, and the digests that are due. */
+  'alert-scan': defineQueue({
+    payloadSchema: z.object({}),
+    queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+    scheduled: true,
+    cronSetting: 'SCHEDULE_ALERT_SCAN',
+  }),
 };
 
 export type QueueName = keyof typeof queues;

@@ -1,4 +1,5 @@
 import express, { type Router } from 'express';
+import { summarizeRetention } from '../../retention/queries.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   countEventsByStatus,
@@ -12,12 +13,13 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees, unknownValues, sweeps] = await Promise.all([
+    const [events, queued, fees, unknownValues, sweeps, retention] = await Promise.all([
       countEventsByStatus(deps.pool),
       countQueuedJobs(deps.boss),
       summarizeFeeChecks(deps.pool),
       summarizeUnknownValues(deps.pool),
       summarizeSweeps(deps.pool),
+      summarizeRetention(deps.pool),
     ]);
     res.json(
       single('status', null, {
@@ -33,6 +35,9 @@ export function statusRoutes(deps: AppDeps): Router {
         unknown_values: unknownValues,
         last_sweep_at: sweeps.lastSweepAt,
         missed_events_open: sweeps.missedEventsOpen,
+        // Retention: the oldest delivery whose raw body is still kept, and how many bodies were purged.
+        oldest_kept_body_at: retention.oldestKeptBodyAt,
+        purged_bodies: retention.purgedBodies,
       }),
     );
   });
