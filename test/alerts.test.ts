@@ -77,7 +77,7 @@ afterAll(async () => {
   await t.close();
 });
 beforeEach(async () => {
-  await t.pool.query('truncate alerts, findings, opened_findings, disputes, payments');
+  await t.pool.query('truncate alerts, findings, opened_findings, disputes, payments cascade');
   received.length = 0;
   failing.clear();
 });
