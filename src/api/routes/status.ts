@@ -1,7 +1,9 @@
 import express, { type Router } from 'express';
+import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   countEventsByStatus,
+  countFailedJobs,
   countQueuedJobs,
   summarizeFeeChecks,
   summarizeSweeps,
@@ -12,12 +14,14 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees, unknownValues, sweeps] = await Promise.all([
+    const [events, queued, fees, unknownValues, sweeps, reconciliation, failedJobs] = await Promise.all([
       countEventsByStatus(deps.pool),
       countQueuedJobs(deps.boss),
       summarizeFeeChecks(deps.pool),
       summarizeUnknownValues(deps.pool),
       summarizeSweeps(deps.pool),
+      summarizeReconciliationLag(deps.pool),
+      countFailedJobs(deps.boss),
     ]);
     res.json(
       single('status', null, {
@@ -33,6 +37,10 @@ export function statusRoutes(deps: AppDeps): Router {
         unknown_values: unknownValues,
         last_sweep_at: sweeps.lastSweepAt,
         missed_events_open: sweeps.missedEventsOpen,
+        // Payments whose newest state no reconciliation has seen yet, and the oldest one's wait in seconds.
+        unreconciled_payments: reconciliation.unreconciledPayments,
+        oldest_unreconciled_s: reconciliation.oldestUnreconciledSeconds,
+        failed_jobs: failedJobs,
       }),
     );
   });
