@@ -1,4 +1,4 @@
-import type { Job, JobResult } from 'pg-boss';
+import type { JobResult, JobWithMetadata } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { describeIssues } from '../issues.ts';
 import type { JobContext, JobDefinition } from './job.ts';
@@ -16,6 +16,8 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
       perJobResults: true,
       // A full batch means a backlog: fetch again at once instead of waiting for the next poll.
       burstWhenBatchFull: true,
+      // For each job's own retry limit: the failure log says which attempt was the last.
+      includeMetadata: true,
     } as const;
     await context.boss.work(job.name, options, (batch) => runBatch(job, context, batch));
   }
@@ -24,18 +26,18 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
 async function runBatch(
   job: JobDefinition,
   context: JobContext,
-  batch: Job<unknown>[],
+  batch: JobWithMetadata<unknown>[],
 ): Promise<JobResult[]> {
   const log = context.log.child({ job: job.name });
-  const items: { id: string; retryCount: number; data: unknown; payload: unknown; error: unknown }[] =
-    batch.map((item) => {
-      const parsed = job.payloadSchema.safeParse(item.data);
-      // Fails the job (retried, then kept failed with the reason), never the worker.
-      const error = parsed.success
-        ? null
-        : new Error(`payload invalid: ${describeIssues(parsed.error, 'payload')}`);
-      return { id: item.id, retryCount: item.retryCount, data: item.data, payload: parsed.data, error };
-    });
+  const items = batch.map((item) => {
+    const parsed = job.payloadSchema.safeParse(item.data);
+    // Fails the job (retried, then kept failed with the reason), never the worker.
+    const error: unknown = parsed.success
+      ? null
+      : new Error(`payload invalid: ${describeIssues(parsed.error, 'payload')}`);
+    const { id, retryCount, retryLimit, data } = item;
+    return { id, retryCount, retryLimit, data, payload: parsed.data, error };
+  });
   const valid = items.filter((item) => item.error === null);
   if (job.handleBatch) {
     const errors = await job.handleBatch(
@@ -54,23 +56,17 @@ async function runBatch(
         });
     }
   }
-  // pg-boss's own default when a queue sets none.
-  const retryLimit = job.queue?.retryLimit ?? 2;
   return items.map((item) => {
     if (item.error === null) return { id: item.id, status: 'completed' };
     const message = redactCardNumbersInText(String(item.error));
+    const subject = subjectOf(item.data);
+    const attempt = item.retryCount + 1;
     // The last attempt is said apart: that job stays failed, counted in GET /api/status (failed_jobs).
-    const final = item.retryCount >= retryLimit;
+    const final = item.retryCount >= item.retryLimit;
+    const outcome = final ? 'failed for good' : 'failed, will retry';
     log.error(
-      {
-        queue: job.name,
-        subject: subjectOf(item.data),
-        jobId: item.id,
-        attempt: item.retryCount + 1,
-        final,
-        err: item.error,
-      },
-      `${job.name} ${subjectOf(item.data)} failed${final ? ' for good' : ', will retry'} (attempt ${item.retryCount + 1} of ${retryLimit + 1}): ${message}`,
+      { queue: job.name, subject, jobId: item.id, attempt, final, err: item.error },
+      `${job.name} ${subject} ${outcome} (attempt ${attempt} of ${item.retryLimit + 1}): ${message}`,
     );
     return { id: item.id, status: 'failed', output: { message } };
   });
