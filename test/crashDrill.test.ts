@@ -1,4 +1,3 @@
-import { appendFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, expect, it } from 'vitest';
 import { createPool, withTransaction } from '../src/db/pool.ts';
