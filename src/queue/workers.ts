@@ -1,4 +1,4 @@
-import type { JobResult, JobWithMetadata } from 'pg-boss';
+import type { Job, JobResult } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { describeIssues } from '../issues.ts';
 import type { JobContext, JobDefinition } from './job.ts';
@@ -16,8 +16,6 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
       perJobResults: true,
       // A full batch means a backlog: fetch again at once instead of waiting for the next poll.
       burstWhenBatchFull: true,
-      // For each job's own retry limit: the failure log says which attempt was the last.
-      includeMetadata: true,
     } as const;
     await context.boss.work(job.name, options, (batch) => runBatch(job, context, batch));
   }
@@ -26,7 +24,7 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
 async function runBatch(
   job: JobDefinition,
   context: JobContext,
-  batch: JobWithMetadata<unknown>[],
+  batch: Job<unknown>[],
 ): Promise<JobResult[]> {
   const log = context.log.child({ job: job.name });
   const items = batch.map((item) => {
@@ -35,8 +33,8 @@ async function runBatch(
     const error: unknown = parsed.success
       ? null
       : new Error(`payload invalid: ${describeIssues(parsed.error, 'payload')}`);
-    const { id, retryCount, retryLimit, data } = item;
-    return { id, retryCount, retryLimit, data, payload: parsed.data, error };
+    const { id, retryCount, data } = item;
+    return { id, retryCount, data, payload: parsed.data, error };
   });
   const valid = items.filter((item) => item.error === null);
   if (job.handleBatch) {
@@ -56,20 +54,33 @@ async function runBatch(
         });
     }
   }
-  return items.map((item) => {
-    if (item.error === null) return { id: item.id, status: 'completed' };
-    const message = redactCardNumbersInText(String(item.error));
-    const subject = subjectOf(item.data);
-    const attempt = item.retryCount + 1;
-    // The last attempt is said apart: that job stays failed, counted in GET /api/status (failed_jobs).
-    const final = item.retryCount >= item.retryLimit;
-    const outcome = final ? 'failed for good' : 'failed, will retry';
-    log.error(
-      { queue: job.name, subject, jobId: item.id, attempt, final, err: item.error },
-      `${job.name} ${subject} ${outcome} (attempt ${attempt} of ${item.retryLimit + 1}): ${message}`,
-    );
-    return { id: item.id, status: 'failed', output: { message } };
-  });
+  return Promise.all(
+    items.map(async (item): Promise<JobResult> => {
+      if (item.error === null) return { id: item.id, status: 'completed' };
+      const message = redactCardNumbersInText(String(item.error));
+      const subject = subjectOf(item.data);
+      const attempt = item.retryCount + 1;
+      // The last attempt is said apart: that job stays failed, counted in GET /api/status (failed_jobs).
+      const retryLimit = await retryLimitOf(job, context, item.id);
+      const final = item.retryCount >= retryLimit;
+      const outcome = final ? 'failed for good' : 'failed, will retry';
+      log.error(
+        { queue: job.name, subject, jobId: item.id, attempt, final, err: item.error },
+        `${job.name} ${subject} ${outcome} (attempt ${attempt} of ${retryLimit + 1}): ${message}`,
+      );
+      return { id: item.id, status: 'failed', output: { message } };
+    }),
+  );
+}
+
+/**
+ * A failed job's own retry limit, read only on failure: fetching every job with its metadata costs the
+ * worker's throughput dearly (`npm run bench:worker`). The queue's, when the job cannot be read.
+ */
+async function retryLimitOf(job: JobDefinition, context: JobContext, jobId: string): Promise<number> {
+  const stored = await context.boss.getJobById(job.name, jobId).catch(() => null);
+  // pg-boss's own default when a queue sets none.
+  return stored?.retryLimit ?? job.queue?.retryLimit ?? 2;
 }
 
 /** What a job is about, from its payload's fields (`payment_id=py_1`); `all` for an empty payload. */
