@@ -176,6 +176,8 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
   }
   await sending;
   const lastAck = Date.now();
+  // Set inside the wait below: when every delivery was processed, before the reconciliations were done.
+  const timing: { processedSeconds: number | null } = { processedSeconds: null };
   await probe.end();
   expect(acked.size).toBe(40_000);
   // What the killed workers held (read just after each kill, before anything could expire them).
@@ -199,6 +201,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
                   (select count(*) from payment_reconciliation_states
                     where reconciled_version <> projected_version or unreconciled_since is not null)::int as stale`,
         );
+        if (rows[0].waiting === 0) timing.processedSeconds ??= (Date.now() - lastAck) / 1000;
         return rows[0].waiting === 0 && rows[0].jobs === 0 && rows[0].stale === 0;
       },
       120_000 - (Date.now() - lastAck),
@@ -241,7 +244,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
       },
     ]);
     process.stdout.write(
-      `crash drill: drained and reconciled ${drainSeconds.toFixed(1)} s after the last acknowledgement; reconciliations active at the worker kills: ${activeAtKill.join(', ')}\n`,
+      `crash drill: every delivery processed ${timing.processedSeconds?.toFixed(1)} s and everything reconciled ${drainSeconds.toFixed(1)} s after the last acknowledgement; reconciliations active at the worker kills: ${activeAtKill.join(', ')}\n`,
     );
 
     // A clean replay of the same distinct deliveries, with no crash, projects the same.
