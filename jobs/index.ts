@@ -7,12 +7,14 @@ import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
 import reconcilePayment from './reconcile-payment.ts';
+import reconcileStale from './reconcile-stale.ts';
 import retentionPurge from './retention-purge.ts';
 import sendAlert from './send-alert.ts';
 
 // Keyed by queue, so a queue of the registry left without its handler is a type error.
 const handlers = {
   'reconcile-payment': reconcilePayment,
+  'reconcile-stale': reconcileStale,
   'capture-expiry-scan': captureExpiryScan,
   'send-alert': sendAlert,
   'fee-configuration-sync': feeConfigurationSync,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jobs } from '../jobs/index.ts';
 import { defineJob, type JobDefinition } from '../src/queue/job.ts';
+import { queueNames } from '../src/queue/queues.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 
@@ -81,6 +82,9 @@ describe('GET /api/status', () => {
         missed_events_open: 0,
         oldest_kept_body_at: oldest.rows[0]?.at.toISOString(),
         purged_bodies: 0,
+        unreconciled_payments: 0,
+        oldest_unreconciled_s: null,
+        failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
       },
     });
   });

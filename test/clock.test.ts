@@ -21,6 +21,7 @@ it('several clocks firing the same tick enqueue the job once; the next tick enqu
 
 it('schedules come from the SCHEDULE_* settings, with documented defaults, and bad cron strings fail at boot', async () => {
   expect(schedulesFor(t.config)).toEqual([
+    { job: 'reconcile-stale', cron: '*/2 * * * *' },
     { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
     { job: 'fee-configuration-sync', cron: '0 * * * *' },
     { job: 'missed-event-sweep', cron: '*/15 * * * *' },
@@ -29,11 +30,11 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
     { job: 'alert-scan', cron: '* * * * *' },
   ]);
   const { loadConfig } = await import('../src/config.ts');
-  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[3]).toEqual({
+  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[4]).toEqual({
     job: 'daily-report',
     cron: '30 1 * * *',
   });
-  expect(schedulesFor(loadConfig({ SCHEDULE_MISSED_EVENT_SWEEP: '0 */2 * * *' }))[2]).toEqual({
+  expect(schedulesFor(loadConfig({ SCHEDULE_MISSED_EVENT_SWEEP: '0 */2 * * *' }))[3]).toEqual({
     job: 'missed-event-sweep',
     cron: '0 */2 * * *',
   });

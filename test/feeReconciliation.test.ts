@@ -312,7 +312,7 @@ describe('refunds and returned fees', () => {
         code: 'returned_fee_unknown',
         subject_id: 're_3',
         expected: ['pyfee_ok_plat', 'pyfee_ok_proc'],
-        actual: 'pyfee_not_of_payment',
+        actual: ['pyfee_not_of_payment'],
       },
     ]);
   });

@@ -2,8 +2,10 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Pool } from '../db/pool.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
 import type { Boss } from '../queue/boss.ts';
+import { type ReconciliationLag, summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
 import {
   countEventsByStatus,
+  countFailedJobs,
   countQueuedJobs,
   countUnknownValuesByField,
   type SweepSummary,
@@ -26,6 +28,16 @@ export function createMetrics(pool: Pool, boss: Boss) {
         sweepRead = null;
       });
     return sweepRead;
+  };
+  // Likewise one read of the reconciliation lag per scrape for its two gauges.
+  let lagRead: Promise<ReconciliationLag | null> | null = null;
+  const readLag = () => {
+    lagRead ??= summarizeReconciliationLag(pool)
+      .catch(() => null)
+      .finally(() => {
+        lagRead = null;
+      });
+    return lagRead;
   };
   return {
     registry,
@@ -112,6 +124,36 @@ export function createMetrics(pool: Pool, boss: Boss) {
         const queued = await countQueuedJobs(boss).catch(() => new Map<string, number>());
         this.reset();
         for (const [queue, count] of queued) this.set({ queue }, count);
+      },
+    }),
+    failedJobs: new Gauge({
+      name: 'tally_failed_jobs',
+      help: 'Jobs failed for good per pg-boss queue (retries exhausted), over its 7-day retention',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+      async collect() {
+        const failed = await countFailedJobs(boss).catch(() => null);
+        if (!failed) return;
+        this.reset();
+        for (const [queue, count] of Object.entries(failed)) this.set({ queue }, count);
+      },
+    }),
+    unreconciledPayments: new Gauge({
+      name: 'tally_unreconciled_payments',
+      help: 'Payments whose newest projection state no reconciliation has seen yet',
+      registers: [registry],
+      async collect() {
+        const lag = await readLag();
+        if (lag) this.set(lag.unreconciledPayments);
+      },
+    }),
+    oldestUnreconciled: new Gauge({
+      name: 'tally_oldest_unreconciled_seconds',
+      help: 'How long the oldest unreconciled payment has waited for a reconciliation of its newest state (0: none)',
+      registers: [registry],
+      async collect() {
+        const lag = await readLag();
+        if (lag) this.set(lag.oldestUnreconciledSeconds ?? 0);
       },
     }),
   };

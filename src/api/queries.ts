@@ -122,6 +122,15 @@ export async function countQueuedJobs(boss: Boss): Promise<Map<string, number>> 
   return new Map(queueNames.map((name, index) => [name, stats[index]?.[0]?.queuedCount ?? 0]));
 }
 
+/**
+ * Jobs failed for good (retries exhausted, or failed by pg-boss's supervisor) per queue, as pg-boss last
+ * counted them; kept until its retention deletes them (7 days), so a rolling count of recent failures.
+ */
+export async function countFailedJobs(boss: Boss): Promise<Record<string, number>> {
+  const stats = await Promise.all(queueNames.map((name) => boss.getQueueStats(name)));
+  return Object.fromEntries(queueNames.map((name, index) => [name, stats[index]?.[0]?.failedCount ?? 0]));
+}
+
 export type FeeCheckSummary = {
   lastFeeSyncAt: Date | null;
   unverifiedPayments: number;

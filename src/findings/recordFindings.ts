@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { FindingDraft } from './findings.ts';
+import { mergeDraftsBySubject } from './mergeDrafts.ts';
 import { type FindingContext, resolveFindings, upsertFindings } from './queries.ts';
 
 /**
@@ -9,8 +10,9 @@ import { type FindingContext, resolveFindings, upsertFindings } from './queries.
 export async function recordFindings(
   db: Queryable,
   context: FindingContext,
-  findings: FindingDraft[],
+  drafts: FindingDraft[],
 ): Promise<void> {
+  const findings = mergeDraftsBySubject(drafts);
   await upsertFindings(db, context, findings);
   await resolveFindings(db, context.scope, findings, context.now);
 }

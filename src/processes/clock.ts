@@ -6,14 +6,13 @@ import { type Runtime, runRole } from './runtime.ts';
 
 export type Schedule = { job: StartableQueueName; cron: string };
 
-/** Scheduled jobs and when they run (UTC): the registry's queues that name a SCHEDULE_* setting. */
+/** Scheduled jobs and when they run (UTC): the registry's queues that name a SCHEDULE_* setting or a cron. */
 export function schedulesFor(config: Config): Schedule[] {
   return queueNames.flatMap((name) => {
     const queue = queues[name];
-    // The registry allows a cron setting only on a queue that an empty payload starts.
-    return 'cronSetting' in queue && queue.cronSetting
-      ? [{ job: name as StartableQueueName, cron: config[queue.cronSetting] }]
-      : [];
+    // The registry allows a schedule only on a queue that an empty payload starts.
+    const cron = 'cronSetting' in queue && queue.cronSetting ? config[queue.cronSetting] : queue.cron;
+    return cron ? [{ job: name as StartableQueueName, cron }] : [];
   });
 }
 

@@ -1,5 +1,6 @@
 import { jobs } from '../../jobs/index.ts';
 import { startEventProcessing } from '../projection/processingLoop.ts';
+import { enqueue } from '../queue/queues.ts';
 import { startWorkers } from '../queue/workers.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
@@ -15,6 +16,8 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
       'fee configuration sync and missed-event sweep disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
     );
   }
+  // Catches up at once on reconciliations a crash (this worker's or another's) left behind.
+  await enqueue(runtime.boss, 'reconcile-stale', [{}]);
   runtime.log.info({ queues: ['process-event', ...jobs.map((job) => job.name)] }, 'worker started');
   return stopProcessing;
 }

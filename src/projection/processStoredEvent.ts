@@ -5,6 +5,7 @@ import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueue } from '../queue/queues.ts';
+import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
 import {
@@ -21,8 +22,10 @@ import { unknownValuesOf } from './unknownValues.ts';
 export type ProcessingContext = { pool: Pool; boss: Boss };
 
 // Reconciliation follows every projection change, enqueued in the same transaction so none is lost.
-// The queue is stately, keyed by payment: a payment already waiting is not queued twice.
+// The queue is stately, keyed by payment: a payment already waiting is not queued twice. The change is also
+// counted on the payment, so a reconciliation lost after all is found by reconcile-stale.
 async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
+  await markPaymentsProjected(client, paymentIds);
   await enqueue(
     { boss, client },
     'reconcile-payment',

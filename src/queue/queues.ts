@@ -27,8 +27,10 @@ export type QueueDefinition<Schema extends PayloadSchema = PayloadSchema> = {
       /** Startable with an empty payload: by POST /api/jobs/:name, and by the clock if it has a cron setting. */
       scheduled?: boolean;
       cronSetting?: ScheduleSetting;
+      /** A fixed schedule (UTC), for a job people need not tune. */
+      cron?: string;
     }
-  : { scheduled?: false; cronSetting?: never });
+  : { scheduled?: false; cronSetting?: never; cron?: never });
 
 // Only gives `singletonKey` its payload type; the definition is returned as it is.
 function defineQueue<Schema extends PayloadSchema>(
@@ -38,6 +40,14 @@ function defineQueue<Schema extends PayloadSchema>(
 }
 
 /**
+ * How long a running job may go without its worker's heartbeat (pg-boss sends one every half of this while
+ * the handler runs) before it is failed into its retry: a job of a worker that died is retried within this,
+ * plus a supervise pass (10 s, src/queue/boss.ts), plus the queue's first retry delay: under a minute on
+ * every queue (README, Reliability). `expireInSeconds` separately bounds a handler that is alive but stuck.
+ */
+const HEARTBEAT_SECONDS = 20;
+
+/**
  * Every queue Tally runs, upstream first. The clock lists its schedules in this order. `jobs/index.ts`
  * must wire a handler to each (a missing one is a type error there).
  */
@@ -45,62 +55,126 @@ export const queues = {
   /** A payment to reconcile after any change to it or its refunds, and in bulk after each fee sync. */
   'reconcile-payment': defineQueue({
     payloadSchema: z.object({ payment_id: z.string().min(1) }),
-    queue: { policy: 'stately', retryLimit: 5, retryDelay: 5, retryBackoff: true, retryDelayMax: 600 },
+    // A batch of 20 takes a second or two; the queue's one running job per payment is never held longer than
+    // the heartbeat by a dead worker, so a newer reconciliation of the payment waits at most that.
+    queue: {
+      policy: 'stately',
+      retryLimit: 5,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 600,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 120,
+    },
     // A payment already waiting is not queued twice.
     singletonKey: (payload) => payload.payment_id,
+  }),
+  /**
+   * Payments whose newest projection state no reconciliation has seen (a job lost with a crashed worker, or
+   * failed for good), re-enqueued on `reconcile-payment`. From the clock every 2 minutes and at worker start.
+   */
+  'reconcile-stale': defineQueue({
+    payloadSchema: z.object({}),
+    // One indexed read and one insert per 1,000 payments: seconds.
+    queue: { retryLimit: 2, retryDelay: 15, heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 300 },
+    scheduled: true,
+    cron: '*/2 * * * *',
   }),
   /** Uncaptured manual authorizations near or past their expiry. */
   'capture-expiry-scan': defineQueue({
     payloadSchema: z.object({}),
-    queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+    // One pass over the uncaptured authorizations: seconds.
+    queue: { retryLimit: 2, retryDelay: 15, heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 600 },
     scheduled: true,
     cronSetting: 'SCHEDULE_CAPTURE_EXPIRY_SCAN',
   }),
   /** An alert to deliver; a failing endpoint is retried on this queue only, so it holds up no other work. */
   'send-alert': defineQueue({
     payloadSchema: z.object({ alert_id: z.number().int().positive() }),
-    queue: { retryLimit: 8, retryDelay: 10, retryBackoff: true, retryDelayMax: 1800 },
+    // One POST with a 10 s timeout.
+    queue: {
+      retryLimit: 8,
+      retryDelay: 10,
+      retryBackoff: true,
+      retryDelayMax: 1800,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 60,
+    },
   }),
   /** Every account seen in events, or the one named. */
   'fee-configuration-sync': defineQueue({
     payloadSchema: z.object({ account_id: z.string().min(1).optional() }),
-    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    // Pages the provider per account and fee type, with retries: minutes for many accounts.
+    queue: {
+      retryLimit: 3,
+      retryDelay: 15,
+      retryBackoff: true,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 3600,
+    },
     scheduled: true,
     cronSetting: 'SCHEDULE_FEE_CONFIGURATION_SYNC',
   }),
   /** Sent at the end of each full fee sync, so it has no schedule of its own. */
   'fee-configuration-report': defineQueue({
     payloadSchema: z.object({}),
-    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true },
+    // One snapshot of the stored history: seconds.
+    queue: {
+      retryLimit: 3,
+      retryDelay: 15,
+      retryBackoff: true,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 900,
+    },
     scheduled: true,
   }),
   /** Every sub account (configured and seen in events), or the one named, compared with the provider's API. */
   'missed-event-sweep': defineQueue({
     payloadSchema: z.object({ account_id: z.string().min(1).max(255).optional() }),
-    // A sweep pages the provider for minutes at most; one running an hour belongs to a worker that died.
-    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    // A sweep pages the provider for minutes at most; one running an hour is stuck.
+    queue: {
+      retryLimit: 3,
+      retryDelay: 15,
+      retryBackoff: true,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 3600,
+    },
     scheduled: true,
     cronSetting: 'SCHEDULE_MISSED_EVENT_SWEEP',
   }),
   /** The UTC day to report: the day before, unless one is named. */
   'daily-report': defineQueue({
     payloadSchema: z.object({ date: z.iso.date().optional() }),
-    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+    // A day of a million payments renders in seconds (npm run bench:report).
+    queue: {
+      retryLimit: 3,
+      retryDelay: 15,
+      retryBackoff: true,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 3600,
+    },
     scheduled: true,
     cronSetting: 'SCHEDULE_DAILY_REPORT',
   }),
   /** Raw bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, purged in small batches. */
   'retention-purge': defineQueue({
     payloadSchema: z.object({}),
-    // A purge of millions of bodies takes minutes; one running four hours belongs to a worker that died.
-    queue: { retryLimit: 3, retryDelay: 300, retryBackoff: true, expireInSeconds: 4 * 3600 },
+    // A purge of millions of bodies takes minutes (it resumes where it stopped); one running four hours is stuck.
+    queue: {
+      retryLimit: 3,
+      retryDelay: 15,
+      retryBackoff: true,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 4 * 3600,
+    },
     scheduled: true,
     cronSetting: 'SCHEDULE_RETENTION_PURGE',
   }),
   /** Alerts for opened findings of ALERT_FINDING_CODES, dispute deadlines, and the digests that are due. */
   'alert-scan': defineQueue({
     payloadSchema: z.object({}),
-    queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 600 },
+    // One pass over opened findings, dispute deadlines and due digests: seconds.
+    queue: { retryLimit: 2, retryDelay: 15, heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 600 },
     scheduled: true,
     cronSetting: 'SCHEDULE_ALERT_SCAN',
   }),

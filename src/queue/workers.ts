@@ -27,13 +27,14 @@ async function runBatch(
   batch: Job<unknown>[],
 ): Promise<JobResult[]> {
   const log = context.log.child({ job: job.name });
-  const items: { id: string; retryCount: number; payload: unknown; error: unknown }[] = batch.map((item) => {
+  const items = batch.map((item) => {
     const parsed = job.payloadSchema.safeParse(item.data);
     // Fails the job (retried, then kept failed with the reason), never the worker.
-    const error = parsed.success
+    const error: unknown = parsed.success
       ? null
       : new Error(`payload invalid: ${describeIssues(parsed.error, 'payload')}`);
-    return { id: item.id, retryCount: item.retryCount, payload: parsed.data, error };
+    const { id, retryCount, data } = item;
+    return { id, retryCount, data, payload: parsed.data, error };
   });
   const valid = items.filter((item) => item.error === null);
   if (job.handleBatch) {
@@ -53,13 +54,40 @@ async function runBatch(
         });
     }
   }
-  return items.map((item) => {
-    if (item.error === null) return { id: item.id, status: 'completed' };
-    log.error({ jobId: item.id, err: item.error }, `${job.name} failed (attempt ${item.retryCount + 1})`);
-    return {
-      id: item.id,
-      status: 'failed',
-      output: { message: redactCardNumbersInText(String(item.error)) },
-    };
-  });
+  return Promise.all(
+    items.map(async (item): Promise<JobResult> => {
+      if (item.error === null) return { id: item.id, status: 'completed' };
+      const message = redactCardNumbersInText(String(item.error));
+      const subject = subjectOf(item.data);
+      const attempt = item.retryCount + 1;
+      // The last attempt is said apart: that job stays failed, counted in GET /api/status (failed_jobs).
+      const retryLimit = await retryLimitOf(job, context, item.id);
+      const final = item.retryCount >= retryLimit;
+      const outcome = final ? 'failed for good' : 'failed, will retry';
+      log.error(
+        { queue: job.name, subject, jobId: item.id, attempt, final, err: item.error },
+        `${job.name} ${subject} ${outcome} (attempt ${attempt} of ${retryLimit + 1}): ${message}`,
+      );
+      return { id: item.id, status: 'failed', output: { message } };
+    }),
+  );
+}
+
+/**
+ * A failed job's own retry limit, read only on failure: fetching every job with its metadata costs the
+ * worker's throughput dearly (`npm run bench:worker`). The queue's, when the job cannot be read.
+ */
+async function retryLimitOf(job: JobDefinition, context: JobContext, jobId: string): Promise<number> {
+  const stored = await context.boss.getJobById(job.name, jobId).catch(() => null);
+  // pg-boss's own default when a queue sets none.
+  return stored?.retryLimit ?? job.queue?.retryLimit ?? 2;
+}
+
+/** What a job is about, from its payload's fields (`payment_id=py_1`); `all` for an empty payload. */
+export function subjectOf(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return String(data);
+  const fields = Object.entries(data).map(
+    ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
+  return redactCardNumbersInText(fields.length === 0 ? 'all' : fields.join(' ').slice(0, 200));
 }

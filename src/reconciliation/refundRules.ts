@@ -37,23 +37,15 @@ export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): Fin
     .filter(mayReturnFees)
     .sort((a, b) => creationTime(a) - creationTime(b) || a.id.localeCompare(b.id));
   for (const refund of ordered) {
+    const unknown = refund.returnedFees.filter(
+      (returned) => !returned.paymentFeeId || !feesById.has(returned.paymentFeeId),
+    );
+    // Without the payment's fees there is nothing to compare with yet.
+    if (unknown.length > 0 && fees.length > 0)
+      findings.push(returnedFeesUnknown(payment.id, refund.id, fees, unknown));
     for (const returned of refund.returnedFees) {
       const fee = returned.paymentFeeId ? feesById.get(returned.paymentFeeId) : undefined;
-      if (!fee) {
-        // Without the payment's fees there is nothing to compare with yet.
-        if (fees.length > 0) {
-          findings.push({
-            code: 'returned_fee_unknown',
-            severity: 'error',
-            subjectType: 'refund',
-            subjectId: refund.id,
-            expected: fees.map((candidate) => candidate.id),
-            actual: returned.paymentFeeId,
-            details: { payment_id: payment.id, returned_fee_id: returned.id },
-          });
-        }
-        continue;
-      }
+      if (!fee) continue;
       const subject = { subjectType: 'returned_fee', subjectId: returned.id };
       const context = {
         payment_id: payment.id,
@@ -98,6 +90,31 @@ export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): Fin
     }
   }
   return findings;
+}
+
+/**
+ * `returned_fee_unknown` is about the refund (DESIGN.md), so a refund that returned several fees the payment
+ * does not have (a processing and a platform fee, say) is one finding listing each of them, not one per
+ * returned fee: the table keeps one open finding per (code, subject).
+ */
+function returnedFeesUnknown(
+  paymentId: string,
+  refundId: string,
+  fees: PaymentFacts['fees'],
+  unknown: RefundWithReturnedFees['returnedFees'],
+): FindingDraft {
+  return {
+    code: 'returned_fee_unknown',
+    severity: 'error',
+    subjectType: 'refund',
+    subjectId: refundId,
+    expected: fees.map((candidate) => candidate.id),
+    actual: unknown.map((returned) => returned.paymentFeeId),
+    details: {
+      payment_id: paymentId,
+      returned_fees: unknown.map((returned) => ({ id: returned.id, payment_fee_id: returned.paymentFeeId })),
+    },
+  };
 }
 
 /**

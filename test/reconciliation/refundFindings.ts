@@ -48,19 +48,19 @@ export function refundExceeds(actual: number, refunds: { id: string; amount: num
   };
 }
 
-export function returnedFeeUnknown(
-  refundId: string,
-  returnedFeeId: string,
-  actual: string | null,
-): FindingDraft {
+/** The refund's returned fees (id and the `payment_fee_id` it names) that name no fee of the payment. */
+export function returnedFeeUnknown(refundId: string, unknown: [string, string | null][]): FindingDraft {
   return {
     code: 'returned_fee_unknown',
     severity: 'error',
     subjectType: 'refund',
     subjectId: refundId,
     expected: ['pyfee_proc', 'pyfee_plat'],
-    actual,
-    details: { payment_id: 'py_1', returned_fee_id: returnedFeeId },
+    actual: unknown.map(([, paymentFeeId]) => paymentFeeId),
+    details: {
+      payment_id: 'py_1',
+      returned_fees: unknown.map(([id, paymentFeeId]) => ({ id, payment_fee_id: paymentFeeId })),
+    },
   };
 }
 

@@ -18,13 +18,31 @@ describe('returned_fee_unknown', () => {
       name: 'a returned fee naming a fee the payment does not have is unknown, reported on the refund',
       fees: FEES,
       refunds: [refund('re_1', 4000, [returnedFee('rtfee_1', 'pyfee_other', 128, 320, 192)])],
-      findings: [returnedFeeUnknown('re_1', 'rtfee_1', 'pyfee_other')],
+      findings: [returnedFeeUnknown('re_1', [['rtfee_1', 'pyfee_other']])],
     },
     {
       name: 'a returned fee naming no fee at all is unknown',
       fees: FEES,
       refunds: [refund('re_1', 4000, [returnedFee('rtfee_1', null, 128, 320, 192)])],
-      findings: [returnedFeeUnknown('re_1', 'rtfee_1', null)],
+      findings: [returnedFeeUnknown('re_1', [['rtfee_1', null]])],
+    },
+    {
+      // Two drafts of one (code, subject) once failed the whole run: the findings upsert takes one per key.
+      name: 'a refund returning two fees the payment does not have is one finding on the refund, listing both',
+      fees: FEES,
+      refunds: [
+        refund('re_1', 4000, [
+          returnedFee('rtfee_1', 'pyfee_other_proc', 128, 320, 192),
+          returnedFee('rtfee_2', 'pyfee_other_plat', 20, 50, 30),
+          returnedFee('rtfee_3', 'pyfee_proc', 128, 320, 192),
+        ]),
+      ],
+      findings: [
+        returnedFeeUnknown('re_1', [
+          ['rtfee_1', 'pyfee_other_proc'],
+          ['rtfee_2', 'pyfee_other_plat'],
+        ]),
+      ],
     },
     {
       name: 'a returned fee is not reported unknown while the payment has no fees yet',

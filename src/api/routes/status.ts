@@ -1,8 +1,10 @@
 import express, { type Router } from 'express';
+import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   countEventsByStatus,
+  countFailedJobs,
   countQueuedJobs,
   summarizeFeeChecks,
   summarizeSweeps,
@@ -13,14 +15,17 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees, unknownValues, sweeps, retention] = await Promise.all([
-      countEventsByStatus(deps.pool),
-      countQueuedJobs(deps.boss),
-      summarizeFeeChecks(deps.pool),
-      summarizeUnknownValues(deps.pool),
-      summarizeSweeps(deps.pool),
-      summarizeRetention(deps.pool),
-    ]);
+    const [events, queued, fees, unknownValues, sweeps, retention, reconciliation, failedJobs] =
+      await Promise.all([
+        countEventsByStatus(deps.pool),
+        countQueuedJobs(deps.boss),
+        summarizeFeeChecks(deps.pool),
+        summarizeUnknownValues(deps.pool),
+        summarizeSweeps(deps.pool),
+        summarizeRetention(deps.pool),
+        summarizeReconciliationLag(deps.pool),
+        countFailedJobs(deps.boss),
+      ]);
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
@@ -38,6 +43,10 @@ export function statusRoutes(deps: AppDeps): Router {
         // Retention: the oldest delivery whose raw body is still kept, and how many bodies were purged.
         oldest_kept_body_at: retention.oldestKeptBodyAt,
         purged_bodies: retention.purgedBodies,
+        // Payments whose newest state no reconciliation has seen yet, and the oldest one's wait in seconds.
+        unreconciled_payments: reconciliation.unreconciledPayments,
+        oldest_unreconciled_s: reconciliation.oldestUnreconciledSeconds,
+        failed_jobs: failedJobs,
       }),
     );
   });
