@@ -105,7 +105,7 @@ describe('failed jobs are visible', () => {
     );
     const metrics = await request(t.app).get('/metrics');
     expect(metrics.text).toContain('tally_failed_jobs{queue="reconcile-payment"} 1');
-    expect(metrics.text).toContain('tally_failed_jobs{queue="process-event"} 0');
+    expect(metrics.text).toContain('tally_failed_jobs{queue="send-alert"} 0');
 
     const line = t.logLines
       .map((entry) => JSON.parse(entry))

@@ -70,7 +70,7 @@ describe('a refund returning two fees the payment does not have', () => {
     });
     await deliver(t.app, [payment('py_two_unknown', '2026-11-02T10:00:00Z'), JSON.stringify(refund)]);
     await drain(t);
-    await waitForJobs(t, ['process-event', 'reconcile-payment']);
+    await waitForJobs(t, ['reconcile-payment']);
 
     const failed = await t.boss.findJobs('reconcile-payment', { limit: 100 });
     expect(failed.filter((job) => job.state !== 'completed')).toEqual([]);
