@@ -162,6 +162,20 @@ describe('reconciliation catches up by itself', () => {
     expect(t.logLines.join('')).toContain('"unreconciled":1,"queued":1');
   });
 
+  it('a run that saw an older state moves the wait to after it: a payment that keeps changing is not ever more behind', async () => {
+    await t.pool.query(
+      `insert into payment_reconciliation_states (payment_id, projected_version, unreconciled_since)
+       values ('py_busy', 5, now() - interval '1 hour')`,
+    );
+    expect(await recordReconciledVersion(t.pool, 'py_busy', 4, new Date())).toBe(true);
+    const { rows } = await t.pool.query(
+      `select extract(epoch from now() - unreconciled_since)::int as waited from payment_reconciliation_states
+        where payment_id = 'py_busy'`,
+    );
+    expect(rows[0].waited).toBeLessThan(60);
+    await t.pool.query(`delete from payment_reconciliation_states where payment_id = 'py_busy'`);
+  });
+
   it('a run overtaken by a newer one does not record its older state', async () => {
     await t.pool.query(
       `insert into payment_reconciliation_states (payment_id, projected_version, unreconciled_since)

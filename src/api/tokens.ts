@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
 
 export type Role = 'admin' | 'read';
@@ -12,7 +12,10 @@ export type ApiTokens = {
   /** False when neither API_TOKEN nor API_TOKENS is set: the API and the console are off. */
   readonly configured: boolean;
   find(token: string): Principal | null;
-  /** A short fingerprint of a token (its hash), kept in a console session instead of the token itself. */
+  /**
+   * A fingerprint of a token (its HMAC under the session secret), kept in a console session instead of the
+   * token itself: nothing stored in a session leads back to a token or to the secret that signs the cookies.
+   */
   fingerprint(token: string): string;
   /**
    * The console's cookie-signing secret, derived from every configured token: every web process agrees on it,
@@ -24,30 +27,36 @@ export type ApiTokens = {
 };
 
 export function apiTokensFrom(config: Pick<Config, 'API_TOKEN' | 'API_TOKENS'>): ApiTokens {
-  const entries = [
+  const configured = [
     ...(config.API_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: config.API_TOKEN }] : []),
     ...(config.API_TOKENS ?? []),
-  ].map((entry) => ({ name: entry.name, role: entry.role, digest: digest(entry.token) }));
-  // Hashing both sides gives equal-length buffers; every entry is compared, so the time does not say which matched.
-  const matchDigest = (candidate: Buffer) => {
+  ];
+  // Keyed by the raw tokens, never by anything a session row holds.
+  const sessionSecret = createHmac('sha256', configured.map((entry) => entry.token).join('\u0000'))
+    .update('tally console session')
+    .digest('hex');
+  const fingerprintOf = (token: string) => createHmac('sha256', sessionSecret).update(token).digest();
+  const entries = configured.map((entry) => ({
+    principal: { name: entry.name, role: entry.role },
+    digest: digest(entry.token),
+    fingerprint: fingerprintOf(entry.token),
+  }));
+  // Equal-length buffers on both sides; every entry is compared, so the time does not say which matched.
+  const match = (candidate: Buffer, key: 'digest' | 'fingerprint') => {
     let found: Principal | null = null;
     for (const entry of entries) {
-      if (timingSafeEqual(candidate, entry.digest) && found === null)
-        found = { name: entry.name, role: entry.role };
+      if (timingSafeEqual(candidate, entry[key]) && found === null) found = entry.principal;
     }
     return found;
   };
   return {
     configured: entries.length > 0,
-    sessionSecret: createHash('sha256')
-      .update('tally console session')
-      .update(Buffer.concat(entries.map((entry) => entry.digest)))
-      .digest('hex'),
-    find: (token) => matchDigest(digest(token)),
-    fingerprint: (token) => digest(token).toString('base64url'),
+    sessionSecret,
+    find: (token) => match(digest(token), 'digest'),
+    fingerprint: (token) => fingerprintOf(token).toString('base64url'),
     findByFingerprint: (fingerprint) => {
       const candidate = Buffer.from(fingerprint, 'base64url');
-      return candidate.length === 32 ? matchDigest(candidate) : null;
+      return candidate.length === 32 ? match(candidate, 'fingerprint') : null;
     },
   };
 }

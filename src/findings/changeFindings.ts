@@ -1,4 +1,5 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
+import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { type FindingChange, findFinding, recordFindingChanges } from './historyQueries.ts';
 import { type FindingFilter, listFindings } from './queries.ts';
 import { NOTE_REQUIRED, nextStatus, statusesFor, type WorkflowAction } from './workflow.ts';
@@ -83,7 +84,8 @@ function changeOf(
     action: request.action,
     oldStatus,
     newStatus,
-    note: request.note,
+    // A person may paste a card number into a note: it is kept as its last four, like everything else.
+    note: request.note === null ? null : redactCardNumbersInText(request.note),
     at: request.at,
   };
 }

@@ -44,8 +44,10 @@ export async function recordReconciledVersion(
      on conflict (payment_id) do update set
        reconciled_version = excluded.reconciled_version,
        reconciled_at = excluded.reconciled_at,
+       -- Changes this run did not see came after its snapshot: their wait starts now, not at the older change
+       -- the run did see (a payment that keeps changing would otherwise look ever more behind).
        unreconciled_since = case when s.projected_version <= excluded.reconciled_version then null
-                                 else s.unreconciled_since end
+                                 else greatest(s.unreconciled_since, excluded.reconciled_at) end
      where s.reconciled_version <= excluded.reconciled_version
      returning 1`,
     [paymentId, version, now],

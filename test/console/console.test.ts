@@ -51,7 +51,22 @@ describe('signing in to the console', () => {
       line.startsWith('tally_session='),
     );
     expect(cookie).toMatch(/; Path=\/console; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
+    // The form's session (its CSRF token only) lasts 15 minutes; a signed-in one 8 hours.
+    const expiresIn = (line: string) => Date.parse(line.match(/Expires=([^;]+)/)?.[1] ?? '') - Date.now();
+    expect(expiresIn(form.headers['set-cookie']?.[0] as string)).toBeLessThanOrEqual(15 * 60_000);
+    expect(expiresIn(cookie as string)).toBeGreaterThan(7.9 * 3600_000);
     expect(cookie).not.toContain(API_TOKEN);
+  });
+
+  it('keeps neither the token nor its plain hash in the session store', async () => {
+    const { createHash } = await import('node:crypto');
+    await signIn(t, API_TOKEN);
+    const { rows } = await t.pool.query(`select sess::text as sess from console_sessions`);
+    const stored = rows.map((row) => row.sess).join('\n');
+    expect(stored).toContain('fingerprint');
+    for (const form of ['hex', 'base64url', 'base64'] as const)
+      expect(stored).not.toContain(createHash('sha256').update(API_TOKEN).digest(form));
+    expect(stored).not.toContain(API_TOKEN);
   });
 
   it('refuses a wrong token with 401 and a sign-in without the CSRF token with 403', async () => {

@@ -90,6 +90,22 @@ describe('the finding workflow through the API', () => {
     ]);
   });
 
+  it('keeps a card number pasted into a note as its last four digits', async () => {
+    await deliverPayment(t, 'py_flow_card', 71);
+    const [finding] = await findingsOf(t, API_TOKEN, 'py_flow_card');
+    const id = finding?.id as string;
+    const noted = await post(`/api/findings/${id}/notes`, API_TOKEN, {
+      note: 'card 4111 1111 1111 1111 disputed',
+    });
+    expect(noted.status).toBe(200);
+    const read = await request(t.app).get(`/api/findings/${id}`).set(as(API_TOKEN));
+    expect(read.body.data.history.map((change: { note: string }) => change.note)).toEqual([
+      'card ****1111 disputed',
+    ]);
+    const stored = await t.pool.query(`select note from finding_history where note like '%4111%'`);
+    expect(stored.rows).toEqual([]);
+  });
+
   it('keeps checking an acknowledged finding: it resolves itself when the data agrees', async () => {
     await deliverPayment(t, 'py_flow_2', 71);
     const [finding] = await findingsOf(t, API_TOKEN, 'py_flow_2');

@@ -18,6 +18,10 @@ declare module 'express-session' {
 
 // A working day: long enough to keep working, short enough that a forgotten laptop is signed out.
 const SESSION_HOURS = 8;
+// A session made only to show the sign-in form (its CSRF token) lives this long: anonymous visits cannot pile up.
+const SIGN_IN_FORM_MINUTES = 15;
+// Expired sessions are deleted at most this often, from the sign-in form and sign-in.
+const PRUNE_EVERY_MS = 60_000;
 
 const csrf = csrfSync({
   getTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?._csrf as string,
@@ -53,7 +57,13 @@ export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
     },
     unset: 'destroy',
   });
-  return { middleware, pruneSessions: () => store.pruneSessions() };
+  let lastPrune = 0;
+  const pruneSessions = () => {
+    if (Date.now() - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = Date.now();
+    store.pruneSessions();
+  };
+  return { middleware, pruneSessions };
 }
 
 /**
@@ -81,6 +91,8 @@ export const provideCsrfToken: RequestHandler = (req, _res, next) => {
 export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Router {
   const router = express.Router();
   router.get('/sign-in', async (req, res) => {
+    req.session.cookie.maxAge = SIGN_IN_FORM_MINUTES * 60 * 1000;
+    pruneSessions();
     csrf.generateToken(req);
     await saveSession(req);
     renderPage(req, res, 'signIn', { failed: false });
