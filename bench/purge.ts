@@ -12,9 +12,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool } from '../src/db/pool.ts';
+import { DAY_MS } from '../src/domain/days.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
-import { DAY_MS, purgeBodies } from '../src/retention/purgeBodies.ts';
+import { purgeBodies } from '../src/retention/purgeBodies.ts';
 import { timed } from './measure.ts';
 
 const DELIVERIES = Number(process.argv[2] ?? 1_000_000);

@@ -1,5 +1,6 @@
+import { DAY_MS } from '../src/domain/days.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { DAY_MS, purgeBodies } from '../src/retention/purgeBodies.ts';
+import { purgeBodies } from '../src/retention/purgeBodies.ts';
 
 /**
  * Purges the raw and parsed bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, in small

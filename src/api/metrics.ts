@@ -5,9 +5,9 @@ import type { Boss } from '../queue/boss.ts';
 import { type ReconciliationLag, summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
 import {
   countEventsByStatus,
-  countFailedJobs,
-  countQueuedJobs,
+  countJobsByQueue,
   countUnknownValuesByField,
+  type JobCounts,
   type SweepSummary,
   summarizeSweeps,
 } from './queries.ts';
@@ -38,6 +38,16 @@ export function createMetrics(pool: Pool, boss: Boss) {
         lagRead = null;
       });
     return lagRead;
+  };
+  // pg-boss's queue counts, read once per scrape for the two job metrics, as the sweeps are.
+  let jobsRead: Promise<JobCounts | null> | null = null;
+  const readJobs = () => {
+    jobsRead ??= countJobsByQueue(boss)
+      .catch(() => null)
+      .finally(() => {
+        jobsRead = null;
+      });
+    return jobsRead;
   };
   return {
     registry,
@@ -121,9 +131,9 @@ export function createMetrics(pool: Pool, boss: Boss) {
       registers: [registry],
       async collect() {
         // With the database down the scrape still answers; the gauge just goes empty.
-        const queued = await countQueuedJobs(boss).catch(() => new Map<string, number>());
+        const jobs = await readJobs();
         this.reset();
-        for (const [queue, count] of queued) this.set({ queue }, count);
+        for (const [queue, counts] of Object.entries(jobs ?? {})) this.set({ queue }, counts.queued);
       },
     }),
     failedJobs: new Gauge({
@@ -132,10 +142,10 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['queue'] as const,
       registers: [registry],
       async collect() {
-        const failed = await countFailedJobs(boss).catch(() => null);
-        if (!failed) return;
+        const jobs = await readJobs();
+        if (!jobs) return;
         this.reset();
-        for (const [queue, count] of Object.entries(failed)) this.set({ queue }, count);
+        for (const [queue, counts] of Object.entries(jobs)) this.set({ queue }, counts.failed);
       },
     }),
     unreconciledPayments: new Gauge({

@@ -113,22 +113,21 @@ export async function countEventsByStatus(db: Queryable): Promise<EventCounts> {
   return rows[0] ?? { received: 0, failed: 0, quarantined: 0, conflicts: 0 };
 }
 
-/**
- * Jobs waiting (created or retrying) per queue, as pg-boss last counted them: its monitor recounts on
- * each supervise pass (src/queue/boss.ts), and a queue never counted yet is counted on the spot.
- */
-export async function countQueuedJobs(boss: Boss): Promise<Map<string, number>> {
-  const stats = await Promise.all(queueNames.map((name) => boss.getQueueStats(name)));
-  return new Map(queueNames.map((name, index) => [name, stats[index]?.[0]?.queuedCount ?? 0]));
-}
+export type JobCounts = Record<string, { queued: number; failed: number }>;
 
 /**
- * Jobs failed for good (retries exhausted, or failed by pg-boss's supervisor) per queue, as pg-boss last
- * counted them; kept until its retention deletes them (7 days), so a rolling count of recent failures.
+ * Per queue, jobs waiting (created or retrying) and jobs failed for good (retries exhausted, or failed by
+ * pg-boss's supervisor), as pg-boss last counted them: its monitor recounts on each supervise pass
+ * (src/queue/boss.ts). Failed jobs are kept until its retention deletes them (7 days): a rolling count.
  */
-export async function countFailedJobs(boss: Boss): Promise<Record<string, number>> {
+export async function countJobsByQueue(boss: Boss): Promise<JobCounts> {
   const stats = await Promise.all(queueNames.map((name) => boss.getQueueStats(name)));
-  return Object.fromEntries(queueNames.map((name, index) => [name, stats[index]?.[0]?.failedCount ?? 0]));
+  return Object.fromEntries(
+    queueNames.map((name, index) => [
+      name,
+      { queued: stats[index]?.[0]?.queuedCount ?? 0, failed: stats[index]?.[0]?.failedCount ?? 0 },
+    ]),
+  );
 }
 
 export type FeeCheckSummary = {

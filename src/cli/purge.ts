@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createPool } from '../db/pool.ts';
-import { DAY_MS, purgeBodies } from '../retention/purgeBodies.ts';
+import { DAY_MS } from '../domain/days.ts';
+import { purgeBodies } from '../retention/purgeBodies.ts';
 import { countPurgeable } from '../retention/queries.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';

@@ -3,9 +3,9 @@ import type { Config } from '../config.ts';
 import { alertFacts, alertMessage } from './alertMessage.ts';
 import type { AlertRow } from './queries.ts';
 
-export const SIGNED_TIMESTAMP_HEADER = 'tally-timestamp';
-export const SIGNED_SIGNATURE_HEADER = 'tally-signature';
-export const SIGNED_ALERT_ID_HEADER = 'tally-alert-id';
+const SIGNED_TIMESTAMP_HEADER = 'tally-timestamp';
+const SIGNED_SIGNATURE_HEADER = 'tally-signature';
+const SIGNED_ALERT_ID_HEADER = 'tally-alert-id';
 
 /**
  * Lowercase hex HMAC-SHA256 under the secret of `<timestamp>.<body>` (the provider's own scheme, so a

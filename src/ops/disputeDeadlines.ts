@@ -1,11 +1,10 @@
 import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
+import { DAY_MS } from '../domain/days.ts';
 import type { Boss } from '../queue/boss.ts';
 import { listDisputesDueWithin, type OpenDispute } from './alertQueries.ts';
 import type { NewAlert } from './queries.ts';
 import { raiseAlerts } from './raiseAlerts.ts';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * For each open dispute, the most urgent of `thresholdDays` its due date is within (whole UTC days from

@@ -47,6 +47,16 @@ function defineQueue<Schema extends PayloadSchema>(
  */
 const HEARTBEAT_SECONDS = 20;
 
+// A long scheduled job (a sync, a sweep, a report, a purge): 3 retries from 15 s with back-off, and a stuck
+// live handler failed after `expireInSeconds`.
+const longJob = (expireInSeconds: number) => ({
+  retryLimit: 3,
+  retryDelay: 15,
+  retryBackoff: true,
+  heartbeatSeconds: HEARTBEAT_SECONDS,
+  expireInSeconds,
+});
+
 /**
  * Every queue Tally runs, upstream first. The clock lists its schedules in this order. `jobs/index.ts`
  * must wire a handler to each (a missing one is a type error there).
@@ -105,13 +115,7 @@ export const queues = {
   'fee-configuration-sync': defineQueue({
     payloadSchema: z.object({ account_id: z.string().min(1).optional() }),
     // Pages the provider per account and fee type, with retries: minutes for many accounts.
-    queue: {
-      retryLimit: 3,
-      retryDelay: 15,
-      retryBackoff: true,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 3600,
-    },
+    queue: longJob(3600),
     scheduled: true,
     cronSetting: 'SCHEDULE_FEE_CONFIGURATION_SYNC',
   }),
@@ -119,26 +123,14 @@ export const queues = {
   'fee-configuration-report': defineQueue({
     payloadSchema: z.object({}),
     // One snapshot of the stored history: seconds.
-    queue: {
-      retryLimit: 3,
-      retryDelay: 15,
-      retryBackoff: true,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 900,
-    },
+    queue: longJob(900),
     scheduled: true,
   }),
   /** Every sub account (configured and seen in events), or the one named, compared with the provider's API. */
   'missed-event-sweep': defineQueue({
     payloadSchema: z.object({ account_id: z.string().min(1).max(255).optional() }),
     // A sweep pages the provider for minutes at most; one running an hour is stuck.
-    queue: {
-      retryLimit: 3,
-      retryDelay: 15,
-      retryBackoff: true,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 3600,
-    },
+    queue: longJob(3600),
     scheduled: true,
     cronSetting: 'SCHEDULE_MISSED_EVENT_SWEEP',
   }),
@@ -146,13 +138,7 @@ export const queues = {
   'daily-report': defineQueue({
     payloadSchema: z.object({ date: z.iso.date().optional() }),
     // A day of a million payments renders in seconds (npm run bench:report).
-    queue: {
-      retryLimit: 3,
-      retryDelay: 15,
-      retryBackoff: true,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 3600,
-    },
+    queue: longJob(3600),
     scheduled: true,
     cronSetting: 'SCHEDULE_DAILY_REPORT',
   }),
@@ -160,13 +146,7 @@ export const queues = {
   'retention-purge': defineQueue({
     payloadSchema: z.object({}),
     // A purge of millions of bodies takes minutes (it resumes where it stopped); one running four hours is stuck.
-    queue: {
-      retryLimit: 3,
-      retryDelay: 15,
-      retryBackoff: true,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 4 * 3600,
-    },
+    queue: longJob(4 * 3600),
     scheduled: true,
     cronSetting: 'SCHEDULE_RETENTION_PURGE',
   }),

@@ -2,8 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { finishPurgeRun, purgeConflictBodies, purgeEventBodies, startPurgeRun } from './queries.ts';
 
-export const DAY_MS = 24 * 3600 * 1000;
-
 // Small enough that each transaction holds its row locks for milliseconds, next to live ingest.
 const BATCH_SIZE = 1000;
 

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import { dayRange } from '../../domain/days.ts';
 import { queueForProcessing } from '../../projection/eventQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
@@ -19,8 +20,6 @@ const deliveriesQuery = z.object({
   to: calendarDate().optional(),
 });
 
-const DAY_MS = 24 * 3600 * 1000;
-
 function deliveryIdOf(value: string | undefined): number {
   const id = parseRowId(value ?? '');
   if (id === null) throw new HttpError(404, 'resource_not_found', 'no delivery with that id');
@@ -38,8 +37,7 @@ export function deliveryPages(deps: AppDeps): Router {
       eventName: query.event_name,
       accountId: query.account_id,
       status: query.status,
-      from: query.from ? new Date(`${query.from}T00:00:00Z`) : undefined,
-      to: query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS) : undefined,
+      ...dayRange(query.from, query.to),
     };
     const { data, pageInfo } = paginate(await listDeliveries(deps.pool, filter, page), page);
     renderPage(req, res, 'deliveries', { deliveries: data, query, links: pageLinks(req, pageInfo) });

@@ -1,5 +1,6 @@
 import express, { type Request, type Router } from 'express';
 import { z } from 'zod';
+import { dayRange } from '../../domain/days.ts';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
 import { type FindingFilter, listFindings } from '../../findings/queries.ts';
 import { sumOpenFindings } from '../../reports/dailyQueries.ts';
@@ -21,8 +22,6 @@ export const findingFilterQuery = z.object({
   to: calendarDate().optional(),
 });
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /** The findings filter of a console query or form: dates are whole UTC days, `to` included. */
 export function findingFilterOf(input: unknown): {
   filter: FindingFilter;
@@ -34,8 +33,7 @@ export function findingFilterOf(input: unknown): {
     status: query.status,
     accountId: query.account_id,
     currency: query.currency,
-    from: query.from ? new Date(`${query.from}T00:00:00Z`) : undefined,
-    to: query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS) : undefined,
+    ...dayRange(query.from, query.to),
   };
   return { filter, query };
 }

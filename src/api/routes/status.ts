@@ -4,8 +4,7 @@ import { summarizeRetention } from '../../retention/queries.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   countEventsByStatus,
-  countFailedJobs,
-  countQueuedJobs,
+  countJobsByQueue,
   summarizeFeeChecks,
   summarizeSweeps,
   summarizeUnknownValues,
@@ -15,21 +14,19 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, queued, fees, unknownValues, sweeps, retention, reconciliation, failedJobs] =
-      await Promise.all([
-        countEventsByStatus(deps.pool),
-        countQueuedJobs(deps.boss),
-        summarizeFeeChecks(deps.pool),
-        summarizeUnknownValues(deps.pool),
-        summarizeSweeps(deps.pool),
-        summarizeRetention(deps.pool),
-        summarizeReconciliationLag(deps.pool),
-        countFailedJobs(deps.boss),
-      ]);
+    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation] = await Promise.all([
+      countEventsByStatus(deps.pool),
+      countJobsByQueue(deps.boss),
+      summarizeFeeChecks(deps.pool),
+      summarizeUnknownValues(deps.pool),
+      summarizeSweeps(deps.pool),
+      summarizeRetention(deps.pool),
+      summarizeReconciliationLag(deps.pool),
+    ]);
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
-        queued_jobs: [...queued.values()].reduce((sum, count) => sum + count, 0),
+        queued_jobs: Object.values(jobs).reduce((sum, counts) => sum + counts.queued, 0),
         quarantined_events: events.quarantined,
         failed_events: events.failed,
         conflicting_events: events.conflicts,
@@ -46,7 +43,9 @@ export function statusRoutes(deps: AppDeps): Router {
         // Payments whose newest state no reconciliation has seen yet, and the oldest one's wait in seconds.
         unreconciled_payments: reconciliation.unreconciledPayments,
         oldest_unreconciled_s: reconciliation.oldestUnreconciledSeconds,
-        failed_jobs: failedJobs,
+        failed_jobs: Object.fromEntries(
+          Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
+        ),
       }),
     );
   });
