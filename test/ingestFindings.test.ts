@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 
 let t: TestApp;
@@ -58,6 +60,45 @@ describe('findings opened at ingest', () => {
         },
       },
     ]);
+  });
+
+  it('an accepted event_id_conflict stays accepted for the same body, and a new conflicting body opens a new one', async () => {
+    const event = paymentEvent({ id: 'evt_conflict_accepted' });
+    const first = { ...event, data: { ...event.data, amount: 7 } };
+    const second = { ...event, data: { ...event.data, amount: 8 } };
+    await postSigned(t.app, event);
+    await postSigned(t.app, first);
+    const opened = await t.pool.query(`select id from findings where subject_id = 'evt_conflict_accepted'`);
+    const accepted = await request(t.app)
+      .post(`/api/findings/fnd_${opened.rows[0].id}/accept`)
+      .set('Authorization', `Bearer ${API_TOKEN}`)
+      .send({ note: 'the provider re-sent a corrected body' });
+    expect(accepted.status).toBe(200);
+    await postSigned(t.app, first);
+    const statuses = async () =>
+      (
+        await t.pool.query(
+          `select status, actual from findings where subject_id = 'evt_conflict_accepted' order by id`,
+        )
+      ).rows;
+    const hashOfBody = (body: object) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    expect(await statuses()).toEqual([{ status: 'accepted', actual: hashOfBody(first) }]);
+
+    await postSigned(t.app, second);
+    expect(await statuses()).toEqual([
+      { status: 'resolved', actual: hashOfBody(first) },
+      { status: 'open', actual: hashOfBody(second) },
+    ]);
+    const history = await t.pool.query(
+      `select actor, action, old_status, new_status from finding_history where finding_id = $1 order by id`,
+      [opened.rows[0].id],
+    );
+    expect(history.rows.at(-1)).toEqual({
+      actor: 'tally',
+      action: 'supersede',
+      old_status: 'accepted',
+      new_status: 'resolved',
+    });
   });
 
   it('a signed delivery that is not a valid envelope opens event_quarantined with the reason', async () => {

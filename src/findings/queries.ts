@@ -23,10 +23,7 @@ export async function upsertFindings(
           and f.subject_id = d."subjectId"
           and (f.expected is distinct from d.expected or f.actual is distinct from d.actual)
        returning f.id)
-     insert into finding_history (finding_id, actor, action, old_status, new_status, note, created_at)
-     select id, '${SYSTEM_ACTOR}', 'supersede', 'accepted', 'resolved',
-            'expected or actual changed after it was accepted: a new open finding follows', $2::timestamptz
-       from superseded`,
+     ${historyOfSuperseded('$2::timestamptz')}`,
     [drafts, context.now],
   );
   await db.query(
@@ -67,6 +64,13 @@ export async function resolveFindings(db: Queryable, scope: string, stillOpen: F
 
 /** The actor of changes Tally makes itself (reconciliation resolving or superseding a finding). */
 export const SYSTEM_ACTOR = 'tally';
+
+/** Completes a `with superseded as (update … set status = 'resolved' where status = 'accepted' … returning id)`. */
+export const historyOfSuperseded = (at: string) =>
+  `insert into finding_history (finding_id, actor, action, old_status, new_status, note, created_at)
+     select id, '${SYSTEM_ACTOR}', 'supersede', 'accepted', 'resolved',
+            'expected or actual changed after it was accepted: a new open finding follows', ${at}
+       from superseded`;
 
 // Completes a `with resolved as (update … returning id, old_status, resolved_at)`.
 const HISTORY_OF_RESOLVED = `insert into finding_history (finding_id, actor, action, old_status, new_status, created_at)

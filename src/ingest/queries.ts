@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { historyOfSuperseded } from '../findings/queries.ts';
 
 export type NewEvent = {
   eventId: string | null;
@@ -105,10 +106,24 @@ const ISO = (column: string) => `to_char(${column} at time zone 'utc', 'YYYY-MM-
 /**
  * Opens (or refreshes) `event_id_conflict` for events whose id arrived again with a different body: the
  * stored body's hash and arrival time, and every conflicting one's. Run in the transaction that stored the
- * conflict, so nobody is told of a conflict that was rolled back.
+ * conflict, so nobody is told of a conflict that was rolled back. An accepted one whose newest conflicting
+ * body changed is closed first, as reconciliation does: a new open finding follows.
  */
 export async function openEventConflictFindings(db: Queryable, eventIds: string[]): Promise<void> {
   if (eventIds.length === 0) return;
+  await db.query(
+    `with newest as (
+       select distinct on (event_id) event_id, to_jsonb(encode(body_sha256, 'hex')) as actual
+         from event_conflicts where event_id = any($1::text[]) order by event_id, id desc
+     ), superseded as (
+       update findings f set status = 'resolved', resolved_at = now()
+         from newest n
+        where f.status = 'accepted' and f.code = 'event_id_conflict' and f.subject_type = 'event'
+          and f.subject_id = n.event_id and f.actual is distinct from n.actual
+       returning f.id)
+     ${historyOfSuperseded('now()')}`,
+    [[...new Set(eventIds)]],
+  );
   await db.query(
     `with conflicting as (
        select e.event_id, e.account_id, e.body_sha256, e.received_at,
