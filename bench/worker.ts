@@ -1,5 +1,5 @@
 // npm run bench:worker [-- N]: N stored deliveries (default 50,000) processed end to end by the real
-// process-event worker, against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
+// worker (its claim loop over the raw log), against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -157,7 +157,7 @@ try {
   process.stdout.write(
     `${N} deliveries (${CLIENTS} baseline clients), ${failed} failed\n` +
       `baseline INSERT … ON CONFLICT: ${baselineRate.toFixed(0)} rows/s\n` +
-      `process-event worker:          ${workerRate.toFixed(0)} events/s\n` +
+      `worker (claim loop):           ${workerRate.toFixed(0)} events/s\n` +
       `ratio worker / baseline:       ${(workerRate / baselineRate).toFixed(2)}\n`,
   );
   // The workers (reconcile-payment still runs after the last delivery is processed) use `pool`: a graceful
