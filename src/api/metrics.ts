@@ -2,53 +2,38 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Pool } from '../db/pool.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
 import type { Boss } from '../queue/boss.ts';
-import { type ReconciliationLag, summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
+import { summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
 import {
   countEventsByStatus,
   countJobsByQueue,
   countUnknownValuesByField,
-  type JobCounts,
-  type SweepSummary,
   summarizeSweeps,
 } from './queries.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** A read that every caller while it is in flight shares; null when it failed (the scrape still answers). */
+function sharedRead<T>(read: () => Promise<T>): () => Promise<T | null> {
+  let inFlight: Promise<T | null> | null = null;
+  return () => {
+    inFlight ??= read()
+      .catch(() => null)
+      .finally(() => {
+        inFlight = null;
+      });
+    return inFlight;
+  };
+}
+
 /** One registry per app, so several apps in one process (tests) never share counters. */
 export function createMetrics(pool: Pool, boss: Boss) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  // One read of the sweeps per scrape: prom-client collects every metric at once, so the two sweep metrics
-  // share the read in flight.
-  let sweepRead: Promise<SweepSummary | null> | null = null;
-  const readSweeps = () => {
-    sweepRead ??= summarizeSweeps(pool)
-      .catch(() => null)
-      .finally(() => {
-        sweepRead = null;
-      });
-    return sweepRead;
-  };
-  // Likewise one read of the reconciliation lag per scrape for its two gauges.
-  let lagRead: Promise<ReconciliationLag | null> | null = null;
-  const readLag = () => {
-    lagRead ??= summarizeReconciliationLag(pool)
-      .catch(() => null)
-      .finally(() => {
-        lagRead = null;
-      });
-    return lagRead;
-  };
-  // pg-boss's queue counts, read once per scrape for the two job metrics, as the sweeps are.
-  let jobsRead: Promise<JobCounts | null> | null = null;
-  const readJobs = () => {
-    jobsRead ??= countJobsByQueue(boss)
-      .catch(() => null)
-      .finally(() => {
-        jobsRead = null;
-      });
-    return jobsRead;
-  };
+  // One read per scrape for the metrics that share it (the sweeps', the reconciliation lag's, pg-boss's
+  // queue counts): prom-client collects every metric at once.
+  const readSweeps = sharedRead(() => summarizeSweeps(pool));
+  const readLag = sharedRead(() => summarizeReconciliationLag(pool));
+  const readJobs = sharedRead(() => countJobsByQueue(boss));
   return {
     registry,
     deliveries: new Counter({
