@@ -183,6 +183,18 @@ describe('reading pages', () => {
     expect(payment).toContain('pyfee_py_pages_1');
     expect(payment).toMatch(/fee_total_mismatch\s*error\s*resolved/);
 
+    // The overview shows what waits for reconciliation and which jobs failed for good.
+    await t.pool.query(
+      `insert into payment_reconciliation_states (payment_id, projected_version, unreconciled_since)
+       values ('py_waiting_reconciliation', 1, now() - interval '90 seconds')`,
+    );
+    const overviewText = textOf((await page(reader, '/console')).html);
+    await t.pool.query(
+      `delete from payment_reconciliation_states where payment_id = 'py_waiting_reconciliation'`,
+    );
+    expect(overviewText).toMatch(/Unreconciled payments\s*1 \(oldest 9\d s\)/);
+    expect(overviewText).toMatch(/Failed jobs\s*none/);
+
     for (const path of [
       '/console',
       '/console/alerts',

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
 import { type FindingFilter, listFindings } from '../../findings/queries.ts';
+import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { sumOpenFindings } from '../../reports/dailyQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { countEventsByStatus } from '../queries.ts';
+import { countEventsByStatus, countJobsByQueue } from '../queries.ts';
 import { FINDING_STATUSES, findingIdOf, findingWithHistory } from '../routes/findings.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { calendarDate, oneOf, parseQuery, text } from '../routes/params.ts';
@@ -43,12 +44,16 @@ export function findingPages(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/', async (req, res) => {
     const now = deps.now();
-    const [overview, events, openFindings] = await Promise.all([
+    const [overview, events, openFindings, jobs, lag] = await Promise.all([
       readOverview(deps.pool, now),
       countEventsByStatus(deps.pool),
       sumOpenFindings(deps.pool, now),
+      countJobsByQueue(deps.boss),
+      summarizeReconciliationLag(deps.pool),
     ]);
-    renderPage(req, res, 'overview', { overview, events, openFindings, now });
+    // Jobs failed for good, per queue: the ones people must look at (reconcile-stale retries reconciliations).
+    const failedJobs = Object.entries(jobs).filter(([, counts]) => counts.failed > 0);
+    renderPage(req, res, 'overview', { overview, events, openFindings, failedJobs, lag, now });
   });
 
   router.get('/findings', async (req, res) => {
