@@ -78,9 +78,8 @@ const toProject = (event: EventToProcess) => ({
 
 /**
  * Validates every delivery into rows first (nothing is written if one is invalid), then projects them and
- * marks them processed in one transaction.
+ * marks them processed, in the caller's transaction, which holds them locked.
  */
-/** Projects events already locked by the caller's transaction, and marks them processed, in it. */
 async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
   const paymentIds = await projectBatch(client, rows);
