@@ -35,5 +35,7 @@ create table console_sessions (
 create index console_sessions_expire_idx on console_sessions (expire);
 
 -- The console's payment timeline: every delivery and API snapshot about a payment (the payment itself, or a
--- refund, dispute… naming it), without reading the whole raw log.
-create index events_payment_idx on events ((coalesce(body -> 'data' ->> 'payment_id', body -> 'data' ->> 'id')));
+-- refund, dispute… naming it), without reading the whole raw log. The worker sets it when it takes the
+-- delivery (processed or failed), so the webhook's insert pays nothing for it; it outlives a purged body.
+alter table events add column payment_id text;
+create index events_payment_idx on events (payment_id) where payment_id is not null;

@@ -60,6 +60,9 @@ it('a worker that dies mid-batch releases its deliveries at once, and the next c
   const statuses = await t.pool.query(`select status from events`);
   expect(statuses.rows.map((row) => row.status)).toEqual(['processed', 'processed', 'processed']);
   expect((await t.pool.query('select count(*)::int as n from payments')).rows[0].n).toBe(3);
+  // The worker names each delivery's payment for the console's timeline; the webhook's insert did not.
+  const named = await t.pool.query(`select payment_id from events order by id`);
+  expect(named.rows.map((row) => row.payment_id)).toEqual(['py_dies_0', 'py_dies_1', 'py_dies_2']);
 });
 
 it('a delivery that keeps failing is retried with back-off, then stays failed and is no longer claimed', async () => {
@@ -88,4 +91,7 @@ it('a delivery that keeps failing is retried with back-off, then stays failed an
     { attempts: 5, status: 'failed', retrying: false },
   ]);
   expect((await processNextEvents(t, 100)).claimed).toBe(0);
+  // A failed delivery is still on its payment's timeline.
+  const named = await t.pool.query(`select payment_id from events where event_id = $1`, [bad.id]);
+  expect(named.rows[0].payment_id).toBe('py_always_bad');
 });

@@ -43,13 +43,20 @@ export async function lockEventsToProcess(db: Queryable, ids: number[]): Promise
 // `tally reprocess --failed` (what pg-boss did with the per-delivery jobs before).
 export const PROCESSING_ATTEMPTS = 5;
 
+/** The payment a delivery is about (the payment itself, or what names it), for the console's timeline. */
+export function paymentIdOf(event: EventToProcess): string | null {
+  const data: Record<string, unknown> | undefined = event.body?.data;
+  const id = typeof data === 'object' && data !== null ? (data.payment_id ?? data.id) : undefined;
+  return typeof id === 'string' && id.startsWith('py_') ? id : null;
+}
+
 /** Leaves the delivery visible as failed, with why, and when it is tried again; a later success clears it. */
-export async function markEventFailed(db: Queryable, id: number, error: string): Promise<void> {
+export async function markEventFailed(db: Queryable, event: EventToProcess, error: string): Promise<void> {
   await db.query(
-    `update events set status = 'failed', error = $2::text, attempts = attempts + 1,
+    `update events set status = 'failed', error = $2::text, attempts = attempts + 1, payment_id = $4::text,
             retry_at = case when attempts + 1 < $3::int then now() + make_interval(secs => 2 * 2 ^ (attempts + 1)) end
       where id = $1::bigint`,
-    [id, error, PROCESSING_ATTEMPTS],
+    [event.id, error, PROCESSING_ATTEMPTS, paymentIdOf(event)],
   );
 }
 
@@ -62,11 +69,13 @@ export async function queueForProcessing(db: Queryable, id: number): Promise<voi
   );
 }
 
-export async function markEventsProcessed(db: Queryable, ids: number[]): Promise<void> {
+export async function markEventsProcessed(db: Queryable, events: EventToProcess[]): Promise<void> {
   await db.query(
-    `update events set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null
-      where id = any($1::bigint[])`,
-    [ids],
+    `update events e set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null,
+            payment_id = p.payment_id
+       from unnest($1::bigint[], $2::text[]) as p(id, payment_id)
+      where e.id = p.id`,
+    [events.map((event) => event.id), events.map(paymentIdOf)],
   );
 }
 

@@ -56,10 +56,7 @@ async function finishProcessing(
 ) {
   await countUnknownValues(client, unknownValuesIn(events));
   await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
-  await markEventsProcessed(
-    client,
-    events.map((event) => event.id),
-  );
+  await markEventsProcessed(client, events);
   await enqueueReconciliations(client, boss, paymentIds);
 }
 
@@ -114,7 +111,7 @@ async function projectLocked(
       await projectEvents(client, boss, [event]);
     } catch (err) {
       await client.query('rollback to savepoint delivery');
-      await markEventFailed(client, event.id, describe(err));
+      await markEventFailed(client, event, describe(err));
       failures.set(event.id, err);
     }
   }

@@ -92,11 +92,11 @@ export async function listPaymentTimeline(db: Queryable, paymentId: string): Pro
   const { rows } = await db.query<TimelineEntry>(
     `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, e.body,
             exists (select 1 from events earlier
-                     where coalesce(earlier.body -> 'data' ->> 'payment_id', earlier.body -> 'data' ->> 'id') = $1::text
+                     where earlier.payment_id = $1::text
                        and earlier.id < e.id and earlier.body -> 'data' = e.body -> 'data') as duplicate,
             (select count(*) from event_conflicts c where c.event_id = e.event_id)::int as conflicts
        from events e
-      where coalesce(e.body -> 'data' ->> 'payment_id', e.body -> 'data' ->> 'id') = $1::text
+      where e.payment_id = $1::text
       order by e.received_at, e.id
       limit 500`,
     [paymentId],
