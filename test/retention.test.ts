@@ -11,6 +11,7 @@ import { processNextEvents } from '../src/projection/processStoredEvent.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import { purgeBodies } from '../src/retention/purgeBodies.ts';
+import { page, signIn, textOf } from './console/signIn.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 import { deliver, drain, fixtureBodies, fixtureNames, waitForJobs } from './helpers/fixtures.ts';
@@ -172,6 +173,13 @@ describe('retention purge', () => {
       body_purged_at: purgedAt.rows[0]?.at.toISOString(),
       received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
+    // The console says so, and the delivery stays on its payment's timeline.
+    const reader = await signIn(t, API_TOKEN);
+    const shown = textOf((await page(reader, `/console/deliveries/${conflicted.id}`)).html);
+    expect(shown).toContain('Purged by retention on');
+    expect(event.body.data.payment_id).toMatch(/^py_/);
+    const timeline = textOf((await page(reader, `/console/payments/${event.body.data.payment_id}`)).html);
+    expect(timeline).toContain(conflicted.event_id);
 
     // Run again: nothing left to purge, nothing counted twice.
     await retentionPurge.handle({}, { ...t, now: () => new Date() }, 'again');

@@ -20,21 +20,29 @@ export type StoredEvent = {
   processed_at: Date | null;
   /** When retention purged the raw and parsed body (then `body` is null); null while kept. */
   body_purged_at: Date | null;
+  /** The payment the delivery names, recorded by the worker when it took it (null before, or if none). */
+  payment_id: string | null;
   conflicts: { received_at: string; body_sha256: string }[];
 };
 
-/** One delivery by its provider event id, with the bodies that later conflicted with it. */
-export async function findEvent(db: Queryable, eventId: string): Promise<StoredEvent | null> {
+/**
+ * One delivery, by its provider event id (the API) or its row id (the console, which also reaches
+ * quarantined deliveries without one), with the bodies that later conflicted with it.
+ */
+export async function findEvent(
+  db: Queryable,
+  key: { eventId: string } | { rowId: number },
+): Promise<StoredEvent | null> {
   const { rows } = await db.query<StoredEvent>(
     `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.source, e.quarantine_reason,
-            e.error, e.headers, e.body, e.received_at, e.processed_at, e.body_purged_at,
+            e.error, e.headers, e.body, e.received_at, e.processed_at, e.body_purged_at, e.payment_id,
             coalesce((select json_agg(json_build_object('received_at', c.received_at,
                                                         'body_sha256', encode(c.body_sha256, 'hex'))
                                       order by c.id)
                         from event_conflicts c where c.event_id = e.event_id), '[]') as conflicts
        from events e
-      where e.event_id = $1::text`,
-    [eventId],
+      where ${'eventId' in key ? 'e.event_id = $1::text' : 'e.id = $1::bigint'}`,
+    ['eventId' in key ? key.eventId : key.rowId],
   );
   return rows[0] ?? null;
 }

@@ -4,10 +4,11 @@ import { dayRange } from '../../domain/days.ts';
 import { queueForProcessing } from '../../projection/eventQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import { findEvent } from '../queries.ts';
 import { requireRoleFor } from '../routes/auth.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { calendarDate, oneOf, parseQuery, parseRowId, text } from '../routes/params.ts';
-import { findDelivery, listDeliveries } from './queries.ts';
+import { listDeliveries } from './queries.ts';
 import { pageLinks, renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
 
@@ -43,14 +44,14 @@ export function deliveryPages(deps: AppDeps): Router {
     renderPage(req, res, 'deliveries', { deliveries: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/deliveries/:id', async (req, res) => {
-    const delivery = await findDelivery(deps.pool, deliveryIdOf(req.params.id));
+    const delivery = await findEvent(deps.pool, { rowId: deliveryIdOf(req.params.id) });
     if (!delivery) throw new HttpError(404, 'resource_not_found', 'no delivery with that id');
     renderPage(req, res, 'delivery', { delivery, queued: req.query.queued === '1' });
   });
   // A failed (or not yet processed) delivery goes back to the worker; a processed one is already in the projections.
   router.post('/deliveries/:id/reprocess', requireCsrfToken, async (req, res) => {
     requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
-    const delivery = await findDelivery(deps.pool, deliveryIdOf(req.params.id as string));
+    const delivery = await findEvent(deps.pool, { rowId: deliveryIdOf(req.params.id as string) });
     if (!delivery) throw new HttpError(404, 'resource_not_found', 'no delivery with that id');
     if (delivery.status !== 'failed' && delivery.status !== 'received')
       throw new HttpError(

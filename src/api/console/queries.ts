@@ -113,31 +113,3 @@ export async function listFeeConfigurationsOfPayment(db: Queryable, paymentId: s
   );
   return rows;
 }
-
-/** One stored delivery by row id, with its headers, parsed body and the conflicting bodies' hashes. */
-export async function findDelivery(db: Queryable, id: number) {
-  const { rows } = await db.query<{
-    id: number;
-    event_id: string | null;
-    event_name: string | null;
-    account_id: string | null;
-    source: string;
-    status: string;
-    quarantine_reason: string | null;
-    error: string | null;
-    headers: Record<string, string>;
-    body: unknown;
-    received_at: Date;
-    processed_at: Date | null;
-    conflicts: { received_at: string; body_sha256: string }[];
-  }>(
-    `select e.id, e.event_id, e.event_name, e.account_id, e.source, e.status, e.quarantine_reason, e.error, e.headers,
-            e.body, e.received_at, e.processed_at,
-            coalesce((select json_agg(json_build_object('received_at', c.received_at,
-                                                        'body_sha256', encode(c.body_sha256, 'hex')) order by c.id)
-                        from event_conflicts c where c.event_id = e.event_id), '[]') as conflicts
-       from events e where e.id = $1::bigint`,
-    [id],
-  );
-  return rows[0] ?? null;
-}
