@@ -1,10 +1,16 @@
 import { defineJob } from '../src/queue/job.ts';
-import { reconcilePayment } from '../src/reconciliation/reconcilePayment.ts';
+import { reconcileEachPayment } from '../src/reconciliation/reconcilePayment.ts';
 
-/** Reconciles one payment; its queue keeps at most one queued and one running per payment. */
+/**
+ * Reconciles a fetched batch of payments at once (a fixed handful of statements for all of them); its queue
+ * keeps at most one queued and one running job per payment.
+ */
 export default defineJob('reconcile-payment', {
-  batchSize: 20,
-  async handle(payload, context) {
-    await reconcilePayment(context.pool, payload.payment_id, context.now());
-  },
+  batchSize: 100,
+  handleBatch: (payloads, context) =>
+    reconcileEachPayment(
+      context.pool,
+      payloads.map((payload) => payload.payment_id),
+      context.now(),
+    ),
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordReconciledVersion } from '../src/reconciliation/stateQueries.ts';
+import { recordReconciledVersions } from '../src/reconciliation/stateQueries.ts';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 import { deliver, drain, waitForJobs } from './helpers/fixtures.ts';
@@ -167,7 +167,11 @@ describe('reconciliation catches up by itself', () => {
       `insert into payment_reconciliation_states (payment_id, projected_version, unreconciled_since)
        values ('py_busy', 5, now() - interval '1 hour')`,
     );
-    expect(await recordReconciledVersion(t.pool, 'py_busy', 4, new Date())).toBe(true);
+    expect(
+      (await recordReconciledVersions(t.pool, [{ paymentId: 'py_busy', version: 4 }], new Date())).has(
+        'py_busy',
+      ),
+    ).toBe(true);
     const { rows } = await t.pool.query(
       `select extract(epoch from now() - unreconciled_since)::int as waited from payment_reconciliation_states
         where payment_id = 'py_busy'`,
@@ -182,14 +186,20 @@ describe('reconciliation catches up by itself', () => {
        values ('py_raced', 3, now())`,
     );
     const now = new Date();
-    expect(await recordReconciledVersion(t.pool, 'py_raced', 2, now)).toBe(true);
+    expect(
+      (await recordReconciledVersions(t.pool, [{ paymentId: 'py_raced', version: 2 }], now)).has('py_raced'),
+    ).toBe(true);
     expect(await reconciliationState(t, 'py_raced')).toEqual({
       projected_version: 3,
       reconciled_version: 2,
       reconciled: false,
     });
-    expect(await recordReconciledVersion(t.pool, 'py_raced', 3, now)).toBe(true);
-    expect(await recordReconciledVersion(t.pool, 'py_raced', 2, now)).toBe(false);
+    expect(
+      (await recordReconciledVersions(t.pool, [{ paymentId: 'py_raced', version: 3 }], now)).has('py_raced'),
+    ).toBe(true);
+    expect(
+      (await recordReconciledVersions(t.pool, [{ paymentId: 'py_raced', version: 2 }], now)).has('py_raced'),
+    ).toBe(false);
     expect(await reconciliationState(t, 'py_raced')).toEqual({
       projected_version: 3,
       reconciled_version: 3,

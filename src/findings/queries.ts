@@ -3,62 +3,86 @@ import type { FindingCode, FindingDraft } from './findings.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
 
+/** One reconciliation run of a scope: everything it reports. */
+export type FindingRun = { context: FindingContext; findings: FindingDraft[] };
+
+// Each draft with its run's scope, account, currency and time, for one statement over many runs.
+const draftsOfRuns = (runs: FindingRun[]) =>
+  JSON.stringify(
+    runs.flatMap(({ context, findings }) =>
+      findings.map((finding) => ({
+        ...finding,
+        scope: context.scope,
+        runAccountId: context.accountId,
+        runCurrency: context.currency,
+        seenAt: context.now,
+      })),
+    ),
+  );
+
 /**
- * Opens each finding, or refreshes the current one of the same (code, subject): never a duplicate. A person's
- * status stays (acknowledged is still checked), except that an accepted finding whose expected or actual value
- * changed is closed first (`supersede`), so a new open finding follows: what was accepted is not what is seen.
+ * Opens each finding of the runs, or refreshes the current one of the same (code, subject): never a
+ * duplicate. A person's status stays (acknowledged is still checked), except that an accepted finding whose
+ * expected or actual value changed is closed first (`supersede`), so a new open finding follows: what was
+ * accepted is not what is seen. Two runs reporting one (code, subject) make the statement fail.
  */
-export async function upsertFindings(
-  db: Queryable,
-  context: FindingContext,
-  findings: FindingDraft[],
-): Promise<void> {
-  if (findings.length === 0) return;
-  const drafts = JSON.stringify(findings);
+export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise<void> {
+  if (runs.every((run) => run.findings.length === 0)) return;
+  const drafts = draftsOfRuns(runs);
   await db.query(
     `with superseded as (
-       update findings f set status = 'resolved', resolved_at = $2::timestamptz
-         from jsonb_to_recordset($1::jsonb) as d(code text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb)
+       update findings f set status = 'resolved', resolved_at = d."seenAt"
+         from jsonb_to_recordset($1::jsonb)
+              as d(code text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb, "seenAt" timestamptz)
         where f.status = 'accepted' and f.code = d.code and f.subject_type = d."subjectType"
           and f.subject_id = d."subjectId"
           and (f.expected is distinct from d.expected or f.actual is distinct from d.actual)
-       returning f.id)
-     ${historyOfSuperseded('$2::timestamptz')}`,
-    [drafts, context.now],
+       returning f.id, f.resolved_at)
+     ${historyOfSuperseded('resolved_at')}`,
+    [drafts],
   );
   await db.query(
     `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, details,
                            scope, first_seen_at, last_seen_at)
-     select f.code, f.severity, f."subjectType", f."subjectId", coalesce(f."accountId", $2::text),
-            coalesce(f.currency, $3::text), f.expected, f.actual, f.details,
-            $4::text, $5::timestamptz, $5::timestamptz
+     select f.code, f.severity, f."subjectType", f."subjectId", coalesce(f."accountId", f."runAccountId"),
+            coalesce(f.currency, f."runCurrency"), f.expected, f.actual, f.details,
+            f.scope, f."seenAt", f."seenAt"
        from jsonb_to_recordset($1::jsonb)
             as f(code text, severity text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb, details jsonb,
-                 "accountId" text, currency text)
+                 "accountId" text, currency text, scope text, "runAccountId" text, "runCurrency" text,
+                 "seenAt" timestamptz)
      on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
        details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
        scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
-    [drafts, context.accountId, context.currency, context.scope, context.now],
+    [drafts],
   );
 }
 
 /**
- * Resolves the current findings of a scope that its latest run no longer reports: the data now agrees.
+ * Resolves the current findings of each run's scope that the run no longer reports: the data now agrees.
  * Acknowledged and accepted ones too; each resolution is kept in the history as the system's.
  */
-export async function resolveFindings(db: Queryable, scope: string, stillOpen: FindingDraft[], now: Date) {
+export async function resolveFindings(db: Queryable, runs: FindingRun[]) {
+  if (runs.length === 0) return;
   await db.query(
-    `with resolved as (
-       update findings f set status = 'resolved', resolved_at = $3::timestamptz
-         from findings before
-        where before.id = f.id and f.scope = $1::text and f.status <> 'resolved'
-          and (f.code, f.subject_type, f.subject_id) not in (
-            select d.code, d."subjectType", d."subjectId"
-              from jsonb_to_recordset($2::jsonb) as d(code text, "subjectType" text, "subjectId" text))
+    `with reported as materialized (
+       select * from jsonb_to_recordset($2::jsonb) as d(scope text, code text, "subjectType" text, "subjectId" text)
+     ),
+     resolved as (
+       update findings f set status = 'resolved', resolved_at = run."seenAt"
+         from findings before, jsonb_to_recordset($1::jsonb) as run(scope text, "seenAt" timestamptz)
+        where before.id = f.id and f.scope = run.scope and f.status <> 'resolved'
+          and not exists (
+            select from reported d
+             where d.scope = f.scope and d.code = f.code and d."subjectType" = f.subject_type
+               and d."subjectId" = f.subject_id)
        returning f.id, before.status as old_status, f.resolved_at)
      ${HISTORY_OF_RESOLVED}`,
-    [scope, JSON.stringify(stillOpen), now],
+    [
+      JSON.stringify(runs.map(({ context }) => ({ scope: context.scope, seenAt: context.now }))),
+      draftsOfRuns(runs),
+    ],
   );
 }
 

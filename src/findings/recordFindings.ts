@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { FindingDraft } from './findings.ts';
 import { mergeDraftsBySubject } from './mergeDrafts.ts';
-import { type FindingContext, resolveFindings, upsertFindings } from './queries.ts';
+import { type FindingContext, type FindingRun, resolveFindings, upsertFindings } from './queries.ts';
 
 /**
  * Records the complete result of one reconciliation run for a scope: what it reports is open (created or
@@ -12,7 +12,15 @@ export async function recordFindings(
   context: FindingContext,
   drafts: FindingDraft[],
 ): Promise<void> {
-  const findings = mergeDraftsBySubject(drafts);
-  await upsertFindings(db, context, findings);
-  await resolveFindings(db, context.scope, findings, context.now);
+  await recordFindingRuns(db, [{ context, findings: drafts }]);
+}
+
+/**
+ * `recordFindings` for runs of many scopes at once, in three statements whatever their number. No two runs
+ * may report the same (code, subject): the statement then fails (the caller records them one at a time).
+ */
+export async function recordFindingRuns(db: Queryable, runs: FindingRun[]): Promise<void> {
+  const merged = runs.map((run) => ({ context: run.context, findings: mergeDraftsBySubject(run.findings) }));
+  await upsertFindings(db, merged);
+  await resolveFindings(db, merged);
 }

@@ -29,7 +29,7 @@ const PAYMENT_SQL = `
          created_at as "createdAt", method_kind as "methodKind", card_brand as "cardBrand", expedited,
          coalesce(returned, false) as returned, error_code as "errorCode", error_description as "errorDescription",
          succeeded_at as "succeededAt", failed_at as "failedAt"
-    from payments where id = $1::text`;
+    from payments where id = any($1::text[])`;
 
 export type PaymentFeeRow = {
   id: string;
@@ -43,11 +43,11 @@ export type PaymentFeeRow = {
 };
 
 const FEES_SQL = `
-  select id, type, amount, remaining_amount as "remainingAmount",
+  select payment_id as "paymentId", id, type, amount, remaining_amount as "remainingAmount",
          source_configuration_id as "sourceConfigurationId", source_fee_type as "sourceFeeType",
          snapshot_updated_at as "snapshotUpdatedAt"
-    from payment_fees where payment_id = $1::text
-   order by type, id`;
+    from payment_fees where payment_id = any($1::text[])
+   order by payment_id, type, id`;
 
 export type RefundRow = {
   id: string;
@@ -59,9 +59,10 @@ export type RefundRow = {
 
 // A refund is projected with an amount; 0 only fills the nullable column's gap.
 const REFUNDS_SQL = `
-  select id, coalesce(amount, 0) as amount, status, created_at as "createdAt", updated_at as "updatedAt"
-    from refunds where payment_id = $1::text
-   order by created_at, id`;
+  select payment_id as "paymentId", id, coalesce(amount, 0) as amount, status, created_at as "createdAt",
+         updated_at as "updatedAt"
+    from refunds where payment_id = any($1::text[])
+   order by payment_id, created_at, id`;
 
 export type ReturnedFeeRow = {
   id: string;
@@ -76,28 +77,28 @@ const RETURNED_FEES_SQL = `
          rf.returned_amount as "returnedAmount", rf.original_amount as "originalAmount",
          rf.remaining_amount as "remainingAmount"
     from returned_fees rf join refunds r on r.id = rf.refund_id
-   where r.payment_id = $1::text
+   where r.payment_id = any($1::text[])
    order by rf.id`;
 
 export type RefundWithReturnedFees = RefundRow & { returnedFees: ReturnedFeeRow[] };
 
 export type CheckoutFeeRow = { type: string; amount: number };
 
-// The checkout that made the payment, and the fees set on it (`payment.fees` as projected), in order.
+// Per payment, the checkout that made it, and the fees set on it (`payment.fees` as projected), in order.
 const CHECKOUT_FEES_SQL = `
-  with checkout as (
-    select c.id, c.fees
-      from checkouts c join payments p on c.id = p.checkout_id or c.payment_id = p.id
-     where p.id = $1::text
-     order by c.id limit 1
-  )
-  select checkout.id as "checkoutId", fee.type, fee.amount
-    from checkout
+  select p.id as "paymentId", checkout.id as "checkoutId", fee.type, fee.amount
+    from payments p
+         cross join lateral (
+           select c.id, c.fees from checkouts c
+            where c.id = p.checkout_id or c.payment_id = p.id
+            order by c.id limit 1
+         ) checkout
          cross join lateral rows from (
            jsonb_to_recordset(case when jsonb_typeof(checkout.fees) = 'array' then checkout.fees else '[]' end)
              as (type text, amount bigint)
          ) with ordinality as fee(type, amount, position)
-   order by fee.position`;
+   where p.id = any($1::text[])
+   order by p.id, fee.position`;
 
 export type DisputeRow = {
   id: string;
@@ -114,8 +115,8 @@ export type DisputeRow = {
 const DISPUTES_SQL = `
   select id, payment_id as "paymentId", account_id as "accountId", amount, currency,
          reason, to_char(due_date, 'YYYY-MM-DD') as "dueDate", status
-    from disputes where payment_id = $1::text
-   order by id`;
+    from disputes where payment_id = any($1::text[])
+   order by payment_id, id`;
 
 /** Everything the rules need to reconcile one payment. */
 export type PaymentFacts = {
@@ -134,53 +135,81 @@ export type PaymentFacts = {
 /** A dispute can arrive before its payment: then the disputes are all there is to reconcile. */
 export type UnknownPaymentFacts = { payment: null; disputes: DisputeRow[] };
 
+type OfPayment = { paymentId: string };
+
+// Rows of many payments, in their query's order, by payment id.
+function byPayment<Row extends OfPayment>(rows: Row[]): Map<string, Omit<Row, 'paymentId'>[]> {
+  const grouped = new Map<string, Omit<Row, 'paymentId'>[]>();
+  for (const { paymentId, ...row } of rows) {
+    const list = grouped.get(paymentId) ?? [];
+    list.push(row);
+    grouped.set(paymentId, list);
+  }
+  return grouped;
+}
+
+// Per sub account, its fee configurations, or null until they have been synced once.
+async function loadConfigurations(db: Queryable, accountIds: string[]) {
+  const configurations = new Map<string, FeeConfiguration[] | null>();
+  for (const accountId of new Set(accountIds)) {
+    const synced = await findFeeSync(db, accountId);
+    configurations.set(accountId, synced ? await listFeeConfigurations(db, accountId) : null);
+  }
+  return configurations;
+}
+
 /**
- * Loads what reconciliation knows of one payment id. Run it in a repeatable-read transaction: its queries
- * then see one snapshot, never a payment paired with fees of a snapshot committed in between.
+ * Loads what reconciliation knows of each payment id, in one query per table for all of them (plus two per
+ * sub account for its fee configurations). Run it in a repeatable-read transaction: its queries then see one
+ * snapshot, never a payment paired with fees of a snapshot committed in between.
  */
 export async function loadPaymentFacts(
   db: Queryable,
-  paymentId: string,
-): Promise<PaymentFacts | UnknownPaymentFacts> {
-  const disputes = (await db.query<DisputeRow>(DISPUTES_SQL, [paymentId])).rows;
-  const payment = (await db.query<PaymentRow>(PAYMENT_SQL, [paymentId])).rows[0];
-  if (!payment) return { payment: null, disputes };
-  const fees = (await db.query<PaymentFeeRow>(FEES_SQL, [paymentId])).rows;
-  const refunds = (await db.query<RefundRow>(REFUNDS_SQL, [paymentId])).rows;
-  const returnedFees = (await db.query<ReturnedFeeRow & { refundId: string }>(RETURNED_FEES_SQL, [paymentId]))
+  paymentIds: string[],
+): Promise<Map<string, PaymentFacts | UnknownPaymentFacts>> {
+  const disputes = byPayment((await db.query<DisputeRow>(DISPUTES_SQL, [paymentIds])).rows);
+  const payments = (await db.query<PaymentRow>(PAYMENT_SQL, [paymentIds])).rows;
+  const known = payments.map((payment) => payment.id);
+  const fees = byPayment((await db.query<PaymentFeeRow & OfPayment>(FEES_SQL, [known])).rows);
+  const refunds = byPayment((await db.query<RefundRow & OfPayment>(REFUNDS_SQL, [known])).rows);
+  const returnedFees = (await db.query<ReturnedFeeRow & { refundId: string }>(RETURNED_FEES_SQL, [known]))
     .rows;
-  const checkoutFees = (
-    await db.query<CheckoutFeeRow & { checkoutId: string }>(CHECKOUT_FEES_SQL, [paymentId])
-  ).rows;
-  const synced = await findFeeSync(db, payment.accountId);
+  const checkoutFees = byPayment(
+    (await db.query<CheckoutFeeRow & OfPayment & { checkoutId: string }>(CHECKOUT_FEES_SQL, [known])).rows,
+  );
+  const configurations = await loadConfigurations(
+    db,
+    payments.map((payment) => payment.accountId),
+  );
   const returnedByRefund = new Map<string, ReturnedFeeRow[]>();
   for (const { refundId, ...returned } of returnedFees)
     returnedByRefund.set(refundId, [...(returnedByRefund.get(refundId) ?? []), returned]);
-  return {
-    payment,
-    fees,
-    refunds: refunds.map((refund) => ({ ...refund, returnedFees: returnedByRefund.get(refund.id) ?? [] })),
-    checkout:
-      checkoutFees[0] === undefined
-        ? null
-        : {
-            id: checkoutFees[0].checkoutId,
-            fees: checkoutFees.map((fee) => ({ type: fee.type, amount: fee.amount })),
-          },
-    disputes,
-    configurations: synced ? await listFeeConfigurations(db, payment.accountId) : null,
-  };
-}
 
-export async function upsertPaymentReconciliation(
-  db: Queryable,
-  row: { paymentId: string; accountId: string; reconciledAt: Date; overrides: number; unverified: number },
-): Promise<void> {
-  await db.query(
-    `insert into payment_reconciliations (payment_id, account_id, reconciled_at, overrides, unverified)
-     values ($1::text, $2::text, $3::timestamptz, $4::int, $5::int)
-     on conflict (payment_id) do update set account_id = excluded.account_id,
-       reconciled_at = excluded.reconciled_at, overrides = excluded.overrides, unverified = excluded.unverified`,
-    [row.paymentId, row.accountId, row.reconciledAt, row.overrides, row.unverified],
+  // byPayment drops the payment id, which a dispute's rules read.
+  const disputesOf = (paymentId: string) =>
+    (disputes.get(paymentId) ?? []).map((dispute) => ({ ...dispute, paymentId }));
+  const facts = new Map<string, PaymentFacts | UnknownPaymentFacts>(
+    paymentIds.map((paymentId) => [paymentId, { payment: null, disputes: disputesOf(paymentId) }]),
   );
+  for (const payment of payments) {
+    const checkout = checkoutFees.get(payment.id);
+    facts.set(payment.id, {
+      payment,
+      fees: fees.get(payment.id) ?? [],
+      refunds: (refunds.get(payment.id) ?? []).map((refund) => ({
+        ...refund,
+        returnedFees: returnedByRefund.get(refund.id) ?? [],
+      })),
+      checkout:
+        checkout?.[0] === undefined
+          ? null
+          : {
+              id: checkout[0].checkoutId,
+              fees: checkout.map((fee) => ({ type: fee.type, amount: fee.amount })),
+            },
+      disputes: disputesOf(payment.id),
+      configurations: configurations.get(payment.accountId) ?? null,
+    });
+  }
+  return facts;
 }

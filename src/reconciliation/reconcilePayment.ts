@@ -1,14 +1,19 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
 import type { FindingDraft } from '../findings/findings.ts';
-import { recordFindings } from '../findings/recordFindings.ts';
+import { recordFindingRuns } from '../findings/recordFindings.ts';
 import { checkAchReturn } from './achReturns.ts';
 import { checkCheckoutFees } from './checkoutFeeRules.ts';
 import { checkDisputes } from './disputeRules.ts';
 import { checkFeeConfigurations } from './feeConfigurationRules.ts';
 import { checkFeeTotal, checkPlatformFee, countFeeChecks } from './feeRules.ts';
-import { loadPaymentFacts, type PaymentFacts, upsertPaymentReconciliation } from './queries.ts';
+import { loadPaymentFacts, type PaymentFacts, type UnknownPaymentFacts } from './queries.ts';
 import { checkFeeRemaining, checkRefundTotal, checkReturnedFees } from './refundRules.ts';
-import { findProjectedVersion, recordReconciledVersion } from './stateQueries.ts';
+import {
+  findProjectedVersions,
+  type PaymentReconciliation,
+  recordReconciledVersions,
+  upsertPaymentReconciliations,
+} from './stateQueries.ts';
 
 /** Every rule a known payment is reconciled by. */
 const PAYMENT_RULES: ((facts: PaymentFacts) => FindingDraft[])[] = [
@@ -23,45 +28,93 @@ const PAYMENT_RULES: ((facts: PaymentFacts) => FindingDraft[])[] = [
   checkDisputes,
 ];
 
+type Run = {
+  paymentId: string;
+  /** The projected version the facts were read at. */
+  version: number;
+  /** Undefined when there is nothing to reconcile yet (a refund before its payment). */
+  accountId: string | undefined;
+  findings: FindingDraft[];
+  currency: string | null;
+  /** Only for a known payment: what its fee checks could not verify. */
+  counts: Pick<PaymentReconciliation, 'overrides' | 'unverified'> | null;
+};
+
+// Pure: the rules over one payment's facts.
+function runRules(paymentId: string, facts: PaymentFacts | UnknownPaymentFacts, version: number): Run {
+  const accountId = facts.payment?.accountId ?? facts.disputes[0]?.accountId;
+  if (facts.payment === null)
+    return { paymentId, version, accountId, findings: checkDisputes(facts), currency: null, counts: null };
+  return {
+    paymentId,
+    version,
+    accountId,
+    findings: PAYMENT_RULES.flatMap((rule) => rule(facts)),
+    currency: facts.payment.currency,
+    counts: countFeeChecks(facts),
+  };
+}
+
 /**
- * Reconciles one payment: its fees against the fee configurations of its sub account, its refunds and
- * returned fees, an ACH return, the fees set on its checkout, and its disputes. Records the result as
- * that payment's findings (opening, refreshing and resolving), with the projected version it read (see
- * `payment_reconciliation_states`). A dispute can arrive before its payment: its findings are recorded
- * even then. Idempotent. False when the payment is not known yet.
+ * Reconciles payments, each by its fees against the fee configurations of its sub account, its refunds and
+ * returned fees, an ACH return, the fees set on its checkout, and its disputes. Records each result as that
+ * payment's findings (opening, refreshing and resolving), with the projected version it read (see
+ * `payment_reconciliation_states`). A dispute can arrive before its payment: its findings are recorded even
+ * then. Idempotent. One read and one write transaction, of a fixed handful of statements, for all of them.
  */
-export async function reconcilePayment(pool: Pool, paymentId: string, now: Date): Promise<boolean> {
-  const { facts, version } = await withTransaction(pool, async (client) => {
+export async function reconcilePayments(pool: Pool, paymentIds: string[], now: Date): Promise<void> {
+  const ids = [...new Set(paymentIds)];
+  const runs = await withTransaction(pool, async (client) => {
     // One snapshot for every query of the load: a projection committing between two would mix snapshots.
     await client.query('set transaction isolation level repeatable read, read only');
-    return {
-      facts: await loadPaymentFacts(client, paymentId),
-      version: await findProjectedVersion(client, paymentId),
-    };
+    const facts = await loadPaymentFacts(client, ids);
+    const versions = await findProjectedVersions(client, ids);
+    return ids.map((id) =>
+      runRules(id, facts.get(id) ?? { payment: null, disputes: [] }, versions.get(id) ?? 0),
+    );
   });
-  const accountId = facts.payment?.accountId ?? facts.disputes[0]?.accountId;
-  if (accountId === undefined) {
-    // Nothing to reconcile yet (a refund before its payment): this state has been seen all the same.
-    await recordReconciledVersion(pool, paymentId, version, now);
-    return false;
-  }
-  const findings =
-    facts.payment === null ? checkDisputes(facts) : PAYMENT_RULES.flatMap((rule) => rule(facts));
 
   await withTransaction(pool, async (client) => {
-    // A run overtaken by a newer one (a worker presumed dead that was only slow) leaves the newer findings be.
-    if (!(await recordReconciledVersion(client, paymentId, version, now))) return;
-    const context = {
-      scope: `payment:${paymentId}`,
-      accountId,
-      currency: facts.payment?.currency ?? null,
-      now,
-    };
-    await recordFindings(client, context, findings);
-    if (facts.payment !== null) {
-      const counts = countFeeChecks(facts);
-      await upsertPaymentReconciliation(client, { paymentId, accountId, reconciledAt: now, ...counts });
-    }
+    // A run overtaken by a newer one (a worker presumed dead that was only slow) leaves the newer findings be;
+    // a payment with nothing to reconcile yet has been seen all the same.
+    const newest = await recordReconciledVersions(client, runs, now);
+    const recorded = runs.flatMap((run) =>
+      newest.has(run.paymentId) && run.accountId !== undefined ? [{ ...run, accountId: run.accountId }] : [],
+    );
+    await recordFindingRuns(
+      client,
+      recorded.map((run) => ({
+        context: { scope: `payment:${run.paymentId}`, accountId: run.accountId, currency: run.currency, now },
+        findings: run.findings,
+      })),
+    );
+    await upsertPaymentReconciliations(
+      client,
+      recorded.flatMap(({ paymentId, accountId, counts }) =>
+        counts === null ? [] : [{ paymentId, accountId, reconciledAt: now, ...counts }],
+      ),
+    );
   });
-  return facts.payment !== null;
+}
+
+/**
+ * `reconcilePayments` for a job batch: if the batch fails as a whole, each payment is reconciled on its own,
+ * so only the ones that fail alone get their error. Per payment, in order: its error, or null.
+ */
+export async function reconcileEachPayment(pool: Pool, paymentIds: string[], now: Date): Promise<unknown[]> {
+  try {
+    await reconcilePayments(pool, paymentIds, now);
+    return paymentIds.map(() => null);
+  } catch (err) {
+    if (paymentIds.length === 1) return [err];
+  }
+  const errors: unknown[] = [];
+  for (const paymentId of paymentIds)
+    errors.push(
+      await reconcilePayments(pool, [paymentId], now).then(
+        () => null,
+        (err: unknown) => err,
+      ),
+    );
+  return errors;
 }

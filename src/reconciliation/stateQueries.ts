@@ -16,31 +16,38 @@ export async function markPaymentsProjected(db: Queryable, paymentIds: string[])
   );
 }
 
-/** The projected version a reconciliation reads, in the same snapshot as the payment's facts (0: none yet). */
-export async function findProjectedVersion(db: Queryable, paymentId: string): Promise<number> {
-  const { rows } = await db.query<{ projected_version: number }>(
-    `select projected_version from payment_reconciliation_states where payment_id = $1::text`,
-    [paymentId],
+/** The projected version of each payment, in the same snapshot as their facts (absent: none yet, 0). */
+export async function findProjectedVersions(
+  db: Queryable,
+  paymentIds: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ payment_id: string; projected_version: number }>(
+    `select payment_id, projected_version from payment_reconciliation_states where payment_id = any($1::text[])`,
+    [paymentIds],
   );
-  return rows[0]?.projected_version ?? 0;
+  return new Map(rows.map((row) => [row.payment_id, row.projected_version]));
 }
 
+export type ReadVersion = { paymentId: string; version: number };
+
 /**
- * Records that a reconciliation read `version`, unless a reconciliation of a newer version was recorded
- * first (a run overtaken by a newer one must not write its older findings over the newer ones). Locks the
- * payment's row until the caller's transaction ends, so two runs of one payment record one after the other.
- * True when this run is the newest and its findings are to be recorded.
+ * Records that a reconciliation read each payment at `version`, unless a reconciliation of a newer version
+ * was recorded first (a run overtaken by a newer one must not write its older findings over the newer ones).
+ * Locks the payments' rows in the order `markPaymentsProjected` does (no deadlock with a projection or
+ * another run) until the caller's transaction ends, so two runs of one payment record one after the other.
+ * Returns the payments this run is the newest for: their findings are to be recorded.
  */
-export async function recordReconciledVersion(
+export async function recordReconciledVersions(
   db: Queryable,
-  paymentId: string,
-  version: number,
+  read: ReadVersion[],
   now: Date,
-): Promise<boolean> {
-  const { rows } = await db.query(
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ payment_id: string }>(
     `insert into payment_reconciliation_states as s
             (payment_id, projected_version, reconciled_version, unreconciled_since, reconciled_at)
-     values ($1::text, $2::bigint, $2::bigint, null, $3::timestamptz)
+     select id, version, version, null, $3::timestamptz
+       from unnest($1::text[], $2::bigint[]) as r(id, version)
+      order by id
      on conflict (payment_id) do update set
        reconciled_version = excluded.reconciled_version,
        reconciled_at = excluded.reconciled_at,
@@ -49,10 +56,10 @@ export async function recordReconciledVersion(
        unreconciled_since = case when s.projected_version <= excluded.reconciled_version then null
                                  else greatest(s.unreconciled_since, excluded.reconciled_at) end
      where s.reconciled_version <= excluded.reconciled_version
-     returning 1`,
-    [paymentId, version, now],
+     returning payment_id`,
+    [read.map((run) => run.paymentId), read.map((run) => run.version), now],
   );
-  return rows.length > 0;
+  return new Set(rows.map((row) => row.payment_id));
 }
 
 /**
@@ -88,4 +95,33 @@ export async function summarizeReconciliationLag(db: Queryable): Promise<Reconci
       where unreconciled_since is not null`,
   );
   return rows[0] ?? { unreconciledPayments: 0, oldestUnreconciledSeconds: null };
+}
+
+export type PaymentReconciliation = {
+  paymentId: string;
+  accountId: string;
+  reconciledAt: Date;
+  overrides: number;
+  unverified: number;
+};
+
+/** What each reconciled payment's fee checks could not verify, or verified against an override. */
+export async function upsertPaymentReconciliations(
+  db: Queryable,
+  rows: PaymentReconciliation[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into payment_reconciliations (payment_id, account_id, reconciled_at, overrides, unverified)
+     select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[])
+     on conflict (payment_id) do update set account_id = excluded.account_id,
+       reconciled_at = excluded.reconciled_at, overrides = excluded.overrides, unverified = excluded.unverified`,
+    [
+      rows.map((row) => row.paymentId),
+      rows.map((row) => row.accountId),
+      rows.map((row) => row.reconciledAt),
+      rows.map((row) => row.overrides),
+      rows.map((row) => row.unverified),
+    ],
+  );
 }

@@ -139,8 +139,13 @@ async function storeSnapshots(
   // findings commit together or not at all.
   await withTransaction(context.pool, async (client) => {
     await insertApiSnapshots(client, snapshots);
-    const scope = { scope: 'missed-event-sweep', accountId: page.accountId, currency: null, now: fetchedAt };
-    await upsertFindings(client, scope, missed);
+    const context = {
+      scope: 'missed-event-sweep',
+      accountId: page.accountId,
+      currency: null,
+      now: fetchedAt,
+    };
+    await upsertFindings(client, [{ context, findings: missed }]);
   });
 }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertFeeConfigurations, upsertFeeSync } from '../../src/feeConfigurations/queries.ts';
 import { loadPaymentFacts } from '../../src/reconciliation/queries.ts';
-import { reconcilePayment } from '../../src/reconciliation/reconcilePayment.ts';
+import { reconcilePayments } from '../../src/reconciliation/reconcilePayment.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { configuration, t } from './fixtures.ts';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('loadPaymentFacts', () => {
   it('loads a payment with its fees, refunds, returned fees, checkout fees and disputes, typed', async () => {
-    const facts = await loadPaymentFacts(pool, 'py_1');
+    const facts = (await loadPaymentFacts(pool, ['py_1'])).get('py_1');
     expect(facts).toEqual({
       payment: {
         id: 'py_1',
@@ -158,8 +158,8 @@ describe('loadPaymentFacts', () => {
 
   it('loads the sub account’s fee configurations once they have been synced, the rate exact', async () => {
     const configurations = async () => {
-      const facts = await loadPaymentFacts(pool, 'py_1');
-      return facts.payment === null ? 'payment unknown' : facts.configurations;
+      const facts = (await loadPaymentFacts(pool, ['py_1'])).get('py_1');
+      return facts?.payment ? facts.configurations : 'payment unknown';
     };
     await insertFeeConfigurations(pool, [visa], NOW);
     expect(await configurations()).toBeNull();
@@ -168,7 +168,7 @@ describe('loadPaymentFacts', () => {
   });
 
   it('a payment not projected yet has only its disputes', async () => {
-    expect(await loadPaymentFacts(pool, 'py_unknown')).toEqual({
+    expect((await loadPaymentFacts(pool, ['py_unknown'])).get('py_unknown')).toEqual({
       payment: null,
       disputes: [
         {
@@ -186,7 +186,7 @@ describe('loadPaymentFacts', () => {
   });
 });
 
-describe('reconcilePayment', () => {
+describe('reconcilePayments', () => {
   const openFindings = async (scope: string) =>
     (
       await pool.query<{ code: string; subject_id: string; severity: string; account_id: string }>(
@@ -197,7 +197,7 @@ describe('reconcilePayment', () => {
     ).rows;
 
   it('records the findings of every rule for a known payment, and what it could not check', async () => {
-    expect(await reconcilePayment(pool, 'py_1', NOW)).toBe(true);
+    await reconcilePayments(pool, ['py_1'], NOW);
     expect(await openFindings('payment:py_1')).toEqual([
       // app_fee and tip_fee were set on the checkout and never reached the payment.
       { code: 'checkout_fee_mismatch', subject_id: 'cho_1', severity: 'error', account_id: 'acc_1' },
@@ -211,14 +211,14 @@ describe('reconcilePayment', () => {
   });
 
   it('records the findings of disputes whose payment is not known yet', async () => {
-    expect(await reconcilePayment(pool, 'py_unknown', NOW)).toBe(false);
+    await reconcilePayments(pool, ['py_unknown'], NOW);
     expect(await openFindings('payment:py_unknown')).toEqual([
       { code: 'dispute_open', subject_id: 'dp_9', severity: 'warning', account_id: 'acc_1' },
     ]);
   });
 
   it('an id with neither a payment nor disputes records nothing', async () => {
-    expect(await reconcilePayment(pool, 'py_nothing', NOW)).toBe(false);
+    await reconcilePayments(pool, ['py_nothing'], NOW);
     expect(await openFindings('payment:py_nothing')).toEqual([]);
   });
 });
