@@ -1,5 +1,6 @@
 // npm run bench:worker [-- N]: N stored deliveries (default 50,000) processed end to end by the real
-// worker (its claim loop over the raw log), against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
+// worker (its claim loop over the raw log), then every payment they touched reconciled (reconcile-payment
+// jobs, which run alongside), against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -150,15 +151,29 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });
+  // Each delivery touches one payment (a refund, its payment's): all of them reconciled on their newest state.
+  const payments = N - Math.floor(N / 5);
+  const reconciledSeconds = await timed('reconciled', async () => {
+    for (;;) {
+      const { rows: states } = await pool.query(
+        `select count(*)::int as n, count(*) filter (where unreconciled_since is null)::int as reconciled
+           from payment_reconciliation_states`,
+      );
+      if (states[0].n === payments && states[0].reconciled === payments) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
   const failed = (await pool.query(`select count(*)::int as n from events where status = 'failed'`)).rows[0]
     .n;
   const baselineRate = N / baselineSeconds;
   const workerRate = N / workerSeconds;
+  const endToEndRate = N / (workerSeconds + reconciledSeconds);
   process.stdout.write(
-    `${N} deliveries (${CLIENTS} baseline clients), ${failed} failed\n` +
+    `${N} deliveries of ${payments} payments (${CLIENTS} baseline clients), ${failed} failed\n` +
       `baseline INSERT … ON CONFLICT: ${baselineRate.toFixed(0)} rows/s\n` +
-      `worker (claim loop):           ${workerRate.toFixed(0)} events/s\n` +
-      `ratio worker / baseline:       ${(workerRate / baselineRate).toFixed(2)}\n`,
+      `worker (claim loop):           ${workerRate.toFixed(0)} events/s, ratio ${(workerRate / baselineRate).toFixed(2)}\n` +
+      `projected and reconciled:      ${endToEndRate.toFixed(0)} events/s, ratio ${(endToEndRate / baselineRate).toFixed(2)}` +
+      ` (every payment reconciled ${reconciledSeconds.toFixed(1)} s after the last delivery was projected)\n`,
   );
   // The workers (reconcile-payment still runs after the last delivery is processed) use `pool`: a graceful
   // stop lets their jobs finish and closes pg-boss's own pool, and only then is `pool` closed.
