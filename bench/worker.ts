@@ -175,7 +175,7 @@ try {
       `projected and reconciled:      ${endToEndRate.toFixed(0)} events/s, ratio ${(endToEndRate / baselineRate).toFixed(2)}` +
       ` (every payment reconciled ${reconciledSeconds.toFixed(1)} s after the last delivery was projected)\n`,
   );
-  // The workers (reconcile-payment still runs after the last delivery is processed) use `pool`: a graceful
+  // The workers (reconcile-payments still runs after the last delivery is processed) use `pool`: a graceful
   // stop lets their jobs finish and closes pg-boss's own pool, and only then is `pool` closed.
   await stopProcessing();
   await boss.stop({ graceful: true, timeout: 20_000 });

@@ -6,14 +6,14 @@ import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
-import reconcilePayment from './reconcile-payment.ts';
+import reconcilePayments from './reconcile-payments.ts';
 import reconcileStale from './reconcile-stale.ts';
 import retentionPurge from './retention-purge.ts';
 import sendAlert from './send-alert.ts';
 
 // Keyed by queue, so a queue of the registry left without its handler is a type error.
 const handlers = {
-  'reconcile-payment': reconcilePayment,
+  'reconcile-payments': reconcilePayments,
   'reconcile-stale': reconcileStale,
   'capture-expiry-scan': captureExpiryScan,
   'send-alert': sendAlert,

@@ -59,7 +59,7 @@ const received: Received[] = [];
 const failing = new Set<string>();
 
 beforeAll(async () => {
-  t = await startTestApp({ worker: true, workerJobs: ['process-event', 'reconcile-payment'] });
+  t = await startTestApp({ worker: true, workerJobs: ['process-event', 'reconcile-payments'] });
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));

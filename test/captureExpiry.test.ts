@@ -48,7 +48,7 @@ async function state(paymentId: string) {
 
 beforeAll(async () => {
   // The alert tests drive send-alert themselves, so its worker is left out.
-  t = await startTestApp({ worker: true, workerJobs: ['process-event', 'reconcile-payment'] });
+  t = await startTestApp({ worker: true, workerJobs: ['process-event', 'reconcile-payments'] });
 });
 afterAll(() => t.close());
 beforeEach(async () => {

@@ -153,7 +153,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
   const activeReconciliations = async () =>
     (
       await probe.query(
-        `select count(*)::int as n from pgboss.job where name = 'reconcile-payment' and state = 'active'`,
+        `select count(*)::int as n from pgboss.job where name = 'reconcile-payments' and state = 'active'`,
       )
     ).rows[0].n as number;
   for (let round = 0; round < 3; round++) {

@@ -70,9 +70,9 @@ describe('a refund returning two fees the payment does not have', () => {
     });
     await deliver(t.app, [payment('py_two_unknown', '2026-11-02T10:00:00Z'), JSON.stringify(refund)]);
     await drain(t);
-    await waitForJobs(t, ['reconcile-payment']);
+    await waitForJobs(t, ['reconcile-payments']);
 
-    const failed = await t.boss.findJobs('reconcile-payment', { limit: 100 });
+    const failed = await t.boss.findJobs('reconcile-payments', { limit: 100 });
     expect(failed.filter((job) => job.state !== 'completed')).toEqual([]);
     const response = await request(t.app).get('/api/findings?subject_id=re_two_unknown').set(auth);
     expect(response.body.data).toHaveLength(1);
@@ -120,7 +120,7 @@ describe('reconciliation catches up by itself', () => {
       payment('py_lost', '2026-11-02T10:05:00Z', { status: 'refunded', amount_refunded: 10_000 }),
     ]);
     await drain(t);
-    await t.pool.query(`delete from pgboss.job where name = 'reconcile-payment'`);
+    await t.pool.query(`delete from pgboss.job where name = 'reconcile-payments'`);
     expect(await reconciliationState(t, 'py_lost')).toMatchObject({
       projected_version: 2,
       reconciled: false,
@@ -136,12 +136,12 @@ describe('reconciliation catches up by itself', () => {
     const { startWorkers } = await import('../src/queue/workers.ts');
     await startWorkers(
       t,
-      t.jobs.filter((job) => job.name === 'reconcile-stale' || job.name === 'reconcile-payment'),
+      t.jobs.filter((job) => job.name === 'reconcile-stale' || job.name === 'reconcile-payments'),
     );
     const run = async () => {
       const response = await request(t.app).post('/api/jobs/reconcile-stale').set(auth).send({});
       expect(response.status).toBe(202);
-      await waitForJobs(t, ['reconcile-stale', 'reconcile-payment']);
+      await waitForJobs(t, ['reconcile-stale', 'reconcile-payments']);
     };
     await run();
     expect(await reconciliationState(t, 'py_lost')).toMatchObject({ reconciled: false });

@@ -55,7 +55,7 @@ async function eventStates(t: TestApp): Promise<Map<number, EventState>> {
 // Projects what is waiting right here: the app runs no projection loop, so a delivery made to wait stays so.
 async function processed(t: TestApp) {
   while ((await processNextEvents(t, 100)).claimed > 0);
-  await waitForJobs(t, ['reconcile-payment']);
+  await waitForJobs(t, ['reconcile-payments']);
 }
 
 const dailyReport = (t: TestApp, date: string) =>
@@ -76,7 +76,7 @@ describe('retention purge', () => {
   beforeAll(async () => {
     t = await startTestApp({
       worker: true,
-      workerJobs: ['reconcile-payment', 'retention-purge'],
+      workerJobs: ['reconcile-payments', 'retention-purge'],
       env: { RAW_BODY_RETENTION_DAYS: '30' },
     });
     const first = paymentEvent();

@@ -5,7 +5,7 @@ import { recordFindings } from '../findings/recordFindings.ts';
 import { type ProviderClient, ProviderError } from '../provider/client.ts';
 import { providerFeeConfigurationSchema } from '../provider/feeConfigurationSchema.ts';
 import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
+import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { checkFeeChain } from './checkFeeChain.ts';
 import { compareFeeHistory } from './compareFeeHistory.ts';
 import {
@@ -61,12 +61,7 @@ async function queueReconciliations(context: SyncContext, accountId: string): Pr
   for (;;) {
     const ids = await listPaymentIdsOfAccount(context.pool, accountId, { afterId, limit: 1000 });
     if (ids.length === 0) return queued;
-    await enqueue(
-      context.boss,
-      'reconcile-payment',
-      ids.map((paymentId) => ({ payment_id: paymentId })),
-    );
-    queued += ids.length;
+    queued += await enqueueReconciliations(context.boss, ids);
     afterId = ids.at(-1) as string;
   }
 }

@@ -4,7 +4,7 @@ import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
 import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
+import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
@@ -21,16 +21,12 @@ import { unknownValuesOf } from './unknownValues.ts';
 
 export type ProcessingContext = { pool: Pool; boss: Boss };
 
-// Reconciliation follows every projection change, enqueued in the same transaction so none is lost.
-// The queue is stately, keyed by payment: a payment already waiting is not queued twice. The change is also
-// counted on the payment, so a reconciliation lost after all is found by reconcile-stale.
-async function enqueueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
+// Reconciliation follows every projection change, enqueued in the same transaction so none is lost: one
+// reconcile-payments job for the batch's payments. The change is also counted on each payment, so a
+// reconciliation lost after all is found by reconcile-stale, and an older run never records over a newer one.
+async function queueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
   await markPaymentsProjected(client, paymentIds);
-  await enqueue(
-    { boss, client },
-    'reconcile-payment',
-    [...new Set(paymentIds)].map((paymentId) => ({ payment_id: paymentId })),
-  );
+  await enqueueReconciliations({ boss, client }, paymentIds);
 }
 
 // Counted in the same transaction as the projection, so a retried batch never counts twice.
@@ -57,7 +53,7 @@ async function finishProcessing(
   await countUnknownValues(client, unknownValuesIn(events));
   await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
   await markEventsProcessed(client, events);
-  await enqueueReconciliations(client, boss, paymentIds);
+  await queueReconciliations(client, boss, paymentIds);
 }
 
 const needsProcessing = (event: EventToProcess) =>

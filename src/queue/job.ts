@@ -31,7 +31,6 @@ export type JobDefinition<Payload = unknown> = {
   name: string;
   payloadSchema: z.ZodType<Payload>;
   queue?: QueueDefinition['queue'];
-  singletonKey?: (payload: Payload) => string;
   scheduled?: boolean;
 } & JobHandler<Payload>;
 
@@ -51,11 +50,19 @@ export function defineJob(
 }
 
 /**
+ * Queues earlier versions ran and this one does not, deleted with their jobs. `reconcile-payment` (one job per
+ * payment) became `reconcile-payments`; a payment whose job is deleted with it is found by reconcile-stale.
+ */
+const RETIRED_QUEUES = ['reconcile-payment'];
+
+/**
  * Creates every queue Tally uses, or brings an existing one's retry and expiry options up to date (its
- * policy and maximum retry delay are fixed at creation); safe to repeat, so each process does it at start.
+ * policy and maximum retry delay are fixed at creation), and deletes retired ones; safe to repeat, so each
+ * process does it at start.
  */
 export async function createQueues(boss: Boss, jobs: readonly JobDefinition[]): Promise<void> {
   const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  for (const name of RETIRED_QUEUES) if (existing.has(name)) await boss.deleteQueue(name);
   for (const job of jobs) {
     if (!existing.has(job.name)) {
       await boss.createQueue(job.name, job.queue);

@@ -80,5 +80,5 @@ export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
 /** Waits until processing and the reconciliations it queued are done. */
 export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
   await drain(t, timeoutMs);
-  await waitForJobs(t, ['reconcile-payment'], timeoutMs);
+  await waitForJobs(t, ['reconcile-payments'], timeoutMs);
 }

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import reconcilePaymentsJob from '../../jobs/reconcile-payments.ts';
 import { insertFeeConfigurations, upsertFeeSync } from '../../src/feeConfigurations/queries.ts';
+import type { JobContext } from '../../src/queue/job.ts';
 import { reconcileEachPayment, reconcilePayments } from '../../src/reconciliation/reconcilePayment.ts';
 import { markPaymentsProjected } from '../../src/reconciliation/stateQueries.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -140,7 +142,7 @@ describe('reconcilePayments, many payments at once', () => {
     expect(rows).toHaveLength(2);
   });
 
-  it('a payment that fails alone gets its error; the others of its batch are recorded', async () => {
+  it('a payment that fails alone fails its job, naming it; the others of the job are recorded', async () => {
     await batched.query(`
       create function refuse_poison() returns trigger language plpgsql as $$
         begin raise exception 'refused %', new.payment_id; end $$;
@@ -148,9 +150,10 @@ describe('reconcilePayments, many payments at once', () => {
         for each row when (new.payment_id = 'py_refunded') execute function refuse_poison();
     `);
     await markPaymentsProjected(batched, ['py_fees', 'py_refunded']);
-    const errors = await reconcileEachPayment(batched, ['py_fees', 'py_refunded'], NOW);
-    expect(errors[0]).toBeNull();
-    expect(String(errors[1])).toContain('refused py_refunded');
+    const context = { pool: batched, now: () => NOW } as unknown as JobContext;
+    await expect(
+      reconcilePaymentsJob.handle({ payment_ids: ['py_fees', 'py_refunded'] }, context, 'job_1'),
+    ).rejects.toThrow('1 of 2 payments not reconciled; py_refunded: error: refused py_refunded');
     const { rows } = await batched.query(
       `select payment_id, reconciled_version = projected_version as reconciled from payment_reconciliation_states
         where payment_id in ('py_fees', 'py_refunded') order by payment_id`,
