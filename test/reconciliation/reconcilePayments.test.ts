@@ -142,7 +142,7 @@ describe('reconcilePayments, many payments at once', () => {
     expect(rows).toHaveLength(2);
   });
 
-  it('a payment that fails alone fails its job, naming it; the others of the job are recorded', async () => {
+  it('a payment that fails alone fails its job, naming it; the others of its fetch are recorded', async () => {
     await batched.query(`
       create function refuse_poison() returns trigger language plpgsql as $$
         begin raise exception 'refused %', new.payment_id; end $$;
@@ -151,9 +151,14 @@ describe('reconcilePayments, many payments at once', () => {
     `);
     await markPaymentsProjected(batched, ['py_fees', 'py_refunded']);
     const context = { pool: batched, now: () => NOW } as unknown as JobContext;
-    await expect(
-      reconcilePaymentsJob.handle({ payment_ids: ['py_fees', 'py_refunded'] }, context, 'job_1'),
-    ).rejects.toThrow('1 of 2 payments not reconciled; py_refunded: error: refused py_refunded');
+    const errors = await reconcilePaymentsJob.handleBatch(
+      [{ payment_ids: ['py_fees', 'py_refunded'] }, { payment_ids: ['py_fees'] }],
+      context,
+    );
+    expect(errors.map(String)).toEqual([
+      'Error: 1 of 2 payments not reconciled; py_refunded: error: refused py_refunded',
+      'null',
+    ]);
     const { rows } = await batched.query(
       `select payment_id, reconciled_version = projected_version as reconciled from payment_reconciliation_states
         where payment_id in ('py_fees', 'py_refunded') order by payment_id`,
