@@ -1,13 +1,14 @@
 // npm run bench:ingest [-- SECONDS]: POST /webhooks under full load in three topologies, each on its own fresh
 // database in one embedded Postgres: the web role alone; web and worker as separate processes (as the
 // Procfile runs them); all-in-one `npm start`. Full load is wrk at 32 connections cycling signed ~1.5 KB
-// events (10 % redeliveries); then a fixed 1,000 req/s run (autocannon: wrk has no fixed rate) for latency.
-// Same-run baseline: single-row INSERT … ON CONFLICT DO NOTHING of the same kind of bodies from 32
-// connections, measured before and after the topologies; ratios are against their mean.
+// events (10 % redeliveries); then a fixed 1,000 req/s run (bench/ingestLoad.ts, open loop) for latency.
+// Same-run baselines: single-row INSERT … ON CONFLICT DO NOTHING of the same kind of bodies from 32
+// connections, measured before and after the topologies (ratios are against their mean); and the latency of
+// such inserts sent straight to Postgres at 1,000 a second, the floor under any webhook's ack latency.
 // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" BENCH_TOPOLOGY="web alone" profiles the web role
 // (read with `node bench/profileTop.ts FILE`).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { machineCpuSeconds, processCpuSeconds } from './cpuUsage.ts';
+import { baseline, baselineLatency, type Latency } from './ingestBaseline.ts';
 import { ensureWrk, runWrk, type WrkResult, writeSignedRequests } from './ingestWrk.ts';
 import { endPool } from './measure.ts';
 
@@ -37,7 +39,7 @@ const TOPOLOGIES: Topology[] = [
   { name: 'all-in-one (npm start)', roles: ['src/processes/start.ts'], worker: true },
 ];
 
-type Fixed = { non2xx: number; latency: { p50: number; p99: number; max: number } };
+type Fixed = { non2xx: number; latency: Latency; cpuShare: number };
 
 function runFixedRate(url: string, seconds: number, rate: number): Promise<Fixed> {
   return new Promise((resolve, reject) => {
@@ -49,33 +51,6 @@ function runFixedRate(url: string, seconds: number, rate: number): Promise<Fixed
       code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load exited ${code}`)),
     );
   });
-}
-
-async function baseline(connectionString: string, seconds: number): Promise<number> {
-  const pool = new pg.Pool({ connectionString, max: CONNECTIONS });
-  await pool.query('create table if not exists baseline (like events including all)');
-  await pool.query('truncate baseline');
-  const body = JSON.stringify({ padding: 'x'.repeat(1450) });
-  let rows = 0;
-  let next = 0;
-  const until = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) {
-        // 10 % redeliveries, like the load.
-        const n = Math.random() < 0.1 && next > 0 ? Math.floor(Math.random() * next) : next++;
-        const raw = `${body}${n}`;
-        await pool.query(
-          `insert into baseline (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body, received_at)
-           values ($1, 'payment.succeeded', 'acc', 'live', '{}', $2, $3, $4, now()) on conflict do nothing`,
-          [`evt_${n}`, Buffer.from(raw), createHash('sha256').update(raw).digest(), JSON.stringify({ raw })],
-        );
-        rows += 1;
-      }
-    }),
-  );
-  await pool.end();
-  return rows / seconds;
 }
 
 function startRole(role: string, connectionString: string, port: number): Promise<ChildProcess> {
@@ -131,7 +106,11 @@ type Measured = {
   machineBusyShare: number;
   lag: number;
   drainSeconds: number | null;
+  /** From the end of the load until every payment was reconciled on its newest state. */
+  reconciledSeconds: number | null;
   fixed: Fixed;
+  /** Deliveries not yet processed and payments not yet reconciled when the 1,000 req/s run ended. */
+  behindAfterFixed: { deliveries: number; payments: number } | null;
 };
 
 async function measure(
@@ -150,19 +129,30 @@ async function measure(
     const [cpuBefore, machineBefore] = [tallyCpu(), machineCpuSeconds()];
     const load = await runWrk(url, requestsFile, SECONDS, CONNECTIONS);
     const [cpuAfter, machineAfter] = [tallyCpu(), machineCpuSeconds()];
-    const waiting = async () =>
-      (await probe.query(`select count(*)::int as n from events where status = 'received'`)).rows[0]
-        .n as number;
-    const lag = await waiting();
+    const behind = async () =>
+      (
+        await probe.query<{ deliveries: number; payments: number }>(
+          `select (select count(*) from events where status = 'received')::int as deliveries,
+                  (select count(*) from payment_reconciliation_states where unreconciled_since is not null)::int
+                    as payments`,
+        )
+      ).rows[0] as { deliveries: number; payments: number };
+    const lag = (await behind()).deliveries;
+    const loadEnded = Date.now();
     let drainSeconds: number | null = null;
-    if (topology.worker) {
-      const drainStarted = Date.now();
-      while ((await waiting()) > 0 && Date.now() - drainStarted < 180_000)
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      drainSeconds = (Date.now() - drainStarted) / 1000;
+    let reconciledSeconds: number | null = null;
+    while (topology.worker && Date.now() - loadEnded < 180_000) {
+      const { deliveries, payments } = await behind();
+      if (deliveries === 0) drainSeconds ??= (Date.now() - loadEnded) / 1000;
+      if (deliveries === 0 && payments === 0) {
+        reconciledSeconds = (Date.now() - loadEnded) / 1000;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     process.stderr.write(`${topology.name}: ${SECONDS} s at 1,000 req/s…\n`);
     const fixed = await runFixedRate(url, SECONDS, 1000);
+    const behindAfterFixed = topology.worker ? await behind() : null;
     return {
       topology,
       load,
@@ -170,7 +160,9 @@ async function measure(
       machineBusyShare: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
       lag,
       drainSeconds,
+      reconciledSeconds,
       fixed,
+      behindAfterFixed,
     };
   } finally {
     await stopRoles(children);
@@ -178,22 +170,37 @@ async function measure(
   }
 }
 
-function report(results: Measured[], baselines: number[], bodyBytes: number): string {
-  const base = baselines.reduce((sum, rate) => sum + rate, 0) / baselines.length;
+type Baselines = { rates: number[]; floors: Latency[] };
+
+function report(results: Measured[], baselines: Baselines, bodyBytes: number): string {
+  const base = baselines.rates.reduce((sum, rate) => sum + rate, 0) / baselines.rates.length;
   const percent = (share: number) => `${(100 * share).toFixed(0)} %`;
+  const latency = ({ p50, p99, max }: Latency) => `p50 ${p50} ms, p99 ${p99} ms, max ${max} ms`;
   const lines = [
     `body ${bodyBytes} bytes, ${CONNECTIONS} connections, ${SECONDS} s per run, ${availableParallelism()} cores`,
-    `baseline INSERT … ON CONFLICT: ${baselines.map((rate) => rate.toFixed(0)).join(' then ')} rows/s (mean ${base.toFixed(0)})`,
+    `baseline INSERT … ON CONFLICT: ${baselines.rates.map((rate) => rate.toFixed(0)).join(' then ')} rows/s (mean ${base.toFixed(0)})`,
+    `floor: the same INSERT straight to Postgres at 1,000/s: ${baselines.floors.map(latency).join(' then ')}`,
   ];
-  for (const { topology, load, tallyCpuShare, machineBusyShare, lag, drainSeconds, fixed } of results) {
+  for (const result of results) {
+    const { topology, load, tallyCpuShare, machineBusyShare, lag, drainSeconds, reconciledSeconds, fixed } =
+      result;
     const acked = (load.requests - load.non2xx) / load.seconds;
+    const drained =
+      drainSeconds === null
+        ? ' (no worker)'
+        : `, processed in ${drainSeconds.toFixed(1)} s, every payment reconciled in ${reconciledSeconds?.toFixed(1) ?? '(over 180)'} s`;
+    const after = result.behindAfterFixed;
     lines.push(
       `${topology.name}:`,
       `  acknowledged     ${acked.toFixed(0)} events/s, ratio ${(acked / base).toFixed(2)}, ${load.non2xx} non-2xx, ${load.socketErrors} socket errors`,
       `  latency          p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, max ${load.latencyMs.max} ms`,
       `  CPU              wrk ${percent(load.cpuShare)}, Tally ${percent(tallyCpuShare)}, whole machine ${percent(machineBusyShare)} busy`,
-      `  worker lag       ${lag} deliveries when the load stopped${drainSeconds === null ? ' (no worker)' : `, drained in ${drainSeconds.toFixed(1)} s`}`,
-      `  at 1,000 req/s   p50 ${fixed.latency.p50} ms, p99 ${fixed.latency.p99} ms, max ${fixed.latency.max} ms, ${fixed.non2xx} non-2xx (autocannon)`,
+      `  worker lag       ${lag} deliveries when the load stopped${drained}`,
+      `  at 1,000 req/s   ${latency(fixed.latency)}, ${fixed.non2xx} non-2xx (generator ${percent(fixed.cpuShare)} CPU)${
+        after
+          ? `; then ${after.deliveries} deliveries unprocessed, ${after.payments} payments unreconciled`
+          : ''
+      }`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -209,7 +216,8 @@ try {
   const bodyBytes = await writeSignedRequests(requestsFile, SECRET, SIGNED_REQUESTS);
   const baselineUrl = await freshDatabase(admin, database.connectionString, 'bench_baseline');
   process.stderr.write(`baseline: ${SECONDS} s of single-row inserts at ${CONNECTIONS} connections…\n`);
-  const baselines = [await baseline(baselineUrl, SECONDS)];
+  const baselines: Baselines = { rates: [await baseline(baselineUrl, SECONDS)], floors: [] };
+  baselines.floors.push(await baselineLatency(baselineUrl, SECONDS, 1000));
   const results: Measured[] = [];
   for (const [index, topology] of TOPOLOGIES.entries()) {
     // BENCH_TOPOLOGY=web runs only the topologies whose name starts with it (a profile of one role).
@@ -218,7 +226,8 @@ try {
     results.push(await measure(topology, url, requestsFile));
   }
   process.stderr.write(`baseline again: ${SECONDS} s…\n`);
-  baselines.push(await baseline(baselineUrl, SECONDS));
+  baselines.rates.push(await baseline(baselineUrl, SECONDS));
+  baselines.floors.push(await baselineLatency(baselineUrl, SECONDS, 1000));
   process.stdout.write(report(results, baselines, bodyBytes));
 } finally {
   await endPool(admin);

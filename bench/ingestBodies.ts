@@ -1,5 +1,6 @@
-// Signed ~1.5 KB payment events for the ingest benchmark, shared by its load generators (wrk and autocannon):
-// fresh deliveries with one in ten a redelivery of one already sent, as the provider's retries produce.
+// Signed ~1.5 KB payment events for the ingest benchmark, shared by its load generators (wrk at full load,
+// bench/ingestLoad.ts at a fixed rate): fresh deliveries with one in ten a redelivery of one already sent, as
+// the provider's retries produce.
 
 /** The body of one payment.succeeded event, the n-th of this run. */
 export function paymentEventBody(run: string, counter: number): string {

@@ -1,6 +1,6 @@
 // The full-load generator of `npm run bench:ingest`: wrk (C, one thread) cycling requests signed before the
-// run, so the generator costs far less CPU than the server it drives; autocannon, in Node, cost about as
-// much as Tally itself on this 2-core machine. Installs Debian's wrk when it is missing.
+// run, so the generator costs far less CPU than the server it drives (autocannon, in Node, which it replaced,
+// cost about as much as Tally itself on this 2-core machine). Installs Debian's wrk when it is missing.
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
