@@ -95,6 +95,7 @@ const database = await startEmbeddedPostgres(dataDir, log);
 try {
   await release(database.connectionString, log);
   const pool = createPool(database.connectionString, log, CLIENTS + 4);
+  const pending = async (sql: string) => (await pool.query<{ pending: boolean }>(sql)).rows[0]?.pending;
   const rows = Array.from({ length: N }, (_, index) => delivery(index));
   await pool.query('create table baseline (like events including all)');
 
@@ -143,25 +144,20 @@ try {
   const workerSeconds = await timed('worker', async () => {
     stopProcessing = startEventProcessing({ pool, boss, log });
     await startWorkers({ pool, boss, log, config: Object.freeze({}) as never, now: () => new Date() }, jobs);
-    for (;;) {
-      const { rows: left } = await pool.query(
-        `select count(*)::int as n from events where status = 'received'`,
-      );
-      if (left[0].n === 0) break;
+    // An indexed probe: a count of the whole table every 100 ms cost the database a fifth of a core.
+    while (await pending(`select exists (select from events where status = 'received') as pending`))
       await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   });
-  // Each delivery touches one payment (a refund, its payment's): all of them reconciled on their newest state.
+  // Each delivery touches one payment (a refund, its payment's), whose state row the projection wrote:
+  // all of them reconciled on their newest state.
   const payments = N - Math.floor(N / 5);
   const reconciledSeconds = await timed('reconciled', async () => {
-    for (;;) {
-      const { rows: states } = await pool.query(
-        `select count(*)::int as n, count(*) filter (where unreconciled_since is null)::int as reconciled
-           from payment_reconciliation_states`,
-      );
-      if (states[0].n === payments && states[0].reconciled === payments) break;
+    while (
+      await pending(
+        `select exists (select from payment_reconciliation_states where unreconciled_since is not null) as pending`,
+      )
+    )
       await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   });
   const failed = (await pool.query(`select count(*)::int as n from events where status = 'failed'`)).rows[0]
     .n;
