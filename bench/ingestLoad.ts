@@ -32,7 +32,8 @@ const requests = Array.from({ length: total }, () => {
   return Buffer.from(`${head.join('\r\n')}\r\n\r\n${raw}`);
 });
 
-type Connection = { socket: Socket; received: Buffer; scheduledAt: number };
+type Connection = { socket: Socket; received: Buffer; scheduledAt: number; busy: boolean };
+// Used in turn (first in, first out), so no connection idles long enough for the server to close it.
 const idle: Connection[] = [];
 const due: number[] = [];
 let dueHead = 0;
@@ -47,11 +48,12 @@ const done = new Promise<void>((resolve) => {
 
 function send(connection: Connection, index: number): void {
   connection.scheduledAt = start + index * intervalMs;
+  connection.busy = true;
   connection.socket.write(requests[index] as Buffer);
 }
 
 function sendDue(): void {
-  while (dueHead < due.length && idle.length > 0) send(idle.pop() as Connection, due[dueHead++] as number);
+  while (dueHead < due.length && idle.length > 0) send(idle.shift() as Connection, due[dueHead++] as number);
 }
 
 // One answer per request in flight: its head, then Content-Length bytes of body.
@@ -64,6 +66,9 @@ function onData(connection: Connection, chunk: Buffer): void {
   const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
   if (connection.received.length < headEnd + 4 + length) return;
   connection.received = connection.received.subarray(headEnd + 4 + length);
+  // An answer with no request in flight (the server timing out a connection) is no request's.
+  if (!connection.busy) return;
+  connection.busy = false;
   latencies.push(performance.now() - connection.scheduledAt);
   if (!head.startsWith('HTTP/1.1 2')) non2xx += 1;
   if (latencies.length + socketErrors >= total) finished();
@@ -74,18 +79,23 @@ function onData(connection: Connection, chunk: Buffer): void {
 function connect(): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
-    const connection: Connection = { socket, received: Buffer.alloc(0), scheduledAt: 0 };
+    const connection: Connection = { socket, received: Buffer.alloc(0), scheduledAt: 0, busy: false };
     socket.setNoDelay(true);
     socket.on('data', (chunk) => onData(connection, chunk));
-    socket.on('error', () => {
-      socketErrors += 1;
+    // A connection lost with a request in flight loses that request; either way another takes its place.
+    socket.on('close', () => {
+      const index = idle.indexOf(connection);
+      if (index >= 0) idle.splice(index, 1);
+      if (connection.busy) socketErrors += 1;
       if (latencies.length + socketErrors >= total) finished();
+      else if (start > 0) connect().then(sendDue, () => undefined);
     });
     socket.connect(Number(target.port), target.hostname, () => {
       idle.push(connection);
       resolve();
     });
-    socket.once('error', reject);
+    // Rejects only a failed connect; a later error is followed by 'close', handled above.
+    socket.on('error', reject);
   });
 }
 
