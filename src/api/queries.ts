@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Page } from '../findings/queries.ts';
+import { bodyOf, rawTextUntilProcessed } from '../ingest/queries.ts';
 import type { Boss } from '../queue/boss.ts';
 import { queueNames } from '../queue/queues.ts';
 
@@ -33,9 +34,10 @@ export async function findEvent(
   db: Queryable,
   key: { eventId: string } | { rowId: number },
 ): Promise<StoredEvent | null> {
-  const { rows } = await db.query<StoredEvent>(
+  const { rows } = await db.query<StoredEvent & { raw_text: string | null }>(
     `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.source, e.quarantine_reason,
-            e.error, e.headers, e.body, e.received_at, e.processed_at, e.body_purged_at, e.payment_id,
+            e.error, e.headers, e.body, ${rawTextUntilProcessed('e')}, e.received_at, e.processed_at,
+            e.body_purged_at, e.payment_id,
             coalesce((select json_agg(json_build_object('received_at', c.received_at,
                                                         'body_sha256', encode(c.body_sha256, 'hex'))
                                       order by c.id)
@@ -44,7 +46,9 @@ export async function findEvent(
       where ${'eventId' in key ? 'e.event_id = $1::text' : 'e.id = $1::bigint'}`,
     ['eventId' in key ? key.eventId : key.rowId],
   );
-  return rows[0] ?? null;
+  if (rows[0] === undefined) return null;
+  const { raw_text: _raw, ...event } = rows[0];
+  return { ...event, body: bodyOf(rows[0]) };
 }
 
 // Ordering bookkeeping, not facts about the payment.

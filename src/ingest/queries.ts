@@ -9,9 +9,6 @@ export type NewEvent = {
   headers: Record<string, string>;
   rawBody: Buffer;
   bodySha256: Buffer;
-  /** Where the JSON starts in `rawBody` (3 after a UTF-8 byte order mark) for the `body` column; null when
-   * the delivery is quarantined (its body is kept raw only). */
-  jsonStart: number | null;
   quarantineReason: string | null;
   receivedAt: Date;
 };
@@ -25,7 +22,8 @@ export type StoredEvent = { inserted: boolean; id: number; event_id: string | nu
  * began (a redelivery, the common case). An id stored by a transaction that committed while this statement
  * ran is in neither list: `findStoredBodyHashes` reads it afterwards. The batch's bodies travel as one binary
  * parameter (pg sends a Buffer as raw bytes): no base64 and no array escaping on either side; each row takes
- * its bytes by offset, and its parsed body from the same bytes.
+ * its bytes by offset. Only the raw bytes are written: `body` is filled when the worker processes the
+ * delivery (see `deliveryBody`), so the hot path writes each body once.
  */
 export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
   let offset = 1; // substring() counts bytes from 1
@@ -37,16 +35,15 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<S
   const { rows } = await db.query<StoredEvent>(
     `with inserted as (
        insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
-                           body, status, quarantine_reason, received_at)
+                           status, quarantine_reason, received_at)
        select e.event_id, e.event_name, e.account_id, e.account_type, e.headers,
-              substring($11::bytea from e.start for e.length), decode(e.body_sha256, 'hex'),
-              convert_from(substring($11::bytea from e.start + e.json_start for e.length - e.json_start), 'utf8')::jsonb,
+              substring($10::bytea from e.start for e.length), decode(e.body_sha256, 'hex'),
               case when e.quarantine_reason is null then 'received' else 'quarantined' end,
               e.quarantine_reason, e.received_at
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::int[],
-                     $8::text[], $9::int[], $10::text[], $12::timestamptz[])
+                     $8::text[], $9::text[], $11::timestamptz[])
               with ordinality as e(event_id, event_name, account_id, account_type, headers, start, length,
-                                   body_sha256, json_start, quarantine_reason, received_at, position)
+                                   body_sha256, quarantine_reason, received_at, position)
         order by e.position
        on conflict do nothing
        returning id, event_id, body_sha256
@@ -63,7 +60,6 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<S
       starts,
       events.map((event) => event.rawBody.length),
       events.map((event) => event.bodySha256.toString('hex')),
-      events.map((event) => event.jsonStart),
       events.map((event) => event.quarantineReason),
       Buffer.concat(events.map((event) => event.rawBody)),
       events.map((event) => event.receivedAt),
@@ -71,6 +67,22 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<S
   );
   return rows;
 }
+
+/**
+ * A webhook delivery is stored raw (the hot path writes its body once); its parsed `body` is stored when the
+ * worker processes it. Until then a reader selects this column (`raw_text`) and parses it with `bodyOf`: in
+ * Node, so one body Postgres's jsonb would refuse cannot fail a whole query.
+ */
+export const rawTextUntilProcessed = (alias: string) =>
+  `case when ${alias}.body is null and ${alias}.body_purged_at is null and ${alias}.status in ('received', 'failed')
+        then convert_from(${alias}.raw_body, 'utf8') end as raw_text`;
+
+/**
+ * A delivery's parsed body: the stored one, or its raw text parsed past a byte order mark (JSON.parse refuses
+ * one; the webhook's decoder dropped it before parsing too). Null for a quarantined or purged delivery.
+ */
+export const bodyOf = <Body>(row: { body: Body | null; raw_text: string | null }): Body | null =>
+  row.body ?? (row.raw_text === null ? null : JSON.parse(row.raw_text.replace(/^\uFEFF/, '')));
 
 /** The body hash stored for each of these event ids. */
 export async function findStoredBodyHashes(db: Queryable, eventIds: string[]): Promise<Map<string, Buffer>> {

@@ -132,9 +132,6 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-// The decoder drops a leading byte order mark before JSON.parse sees the text; Postgres's jsonb would not.
-const startsWithByteOrderMark = (raw: Buffer) => raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-
 /** The body as text and parsed; undefined unless it is UTF-8 JSON. */
 function parseJson(rawBody: Buffer): { text: string; value: unknown } | undefined {
   try {
@@ -166,7 +163,6 @@ function toNewEvent(
       eventName: null,
       accountId: null,
       accountType: null,
-      jsonStart: null,
       quarantineReason: parsed.reason,
     };
   }
@@ -177,8 +173,6 @@ function toNewEvent(
     eventName: envelope.event_name,
     accountId: envelope.account_id,
     accountType: envelope.account_type,
-    // The `body` column is parsed by Postgres from the raw bytes: no second copy on the hot path.
-    jsonStart: startsWithByteOrderMark(rawBody) ? 3 : 0,
     quarantineReason: null,
   };
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { bodyOf, rawTextUntilProcessed } from '../ingest/queries.ts';
 import type { UnknownValue } from './unknownValues.ts';
 
 export type EventToProcess = {
@@ -12,7 +13,21 @@ export type EventToProcess = {
   body: { data: Record<string, unknown> };
 };
 
-const TO_PROCESS = 'id, event_name, account_id, account_type, status, received_at, source, body';
+// A webhook delivery's body is stored raw until it is processed: parsed here, in Node, so a body Postgres
+// could not parse fails its own delivery when it is marked processed, never the whole claim.
+const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, body,
+  ${rawTextUntilProcessed('events')}`;
+
+type ClaimedRow = Omit<EventToProcess, 'body'> & {
+  body: EventToProcess['body'] | null;
+  raw_text: string | null;
+};
+
+// Claimed deliveries are never quarantined or purged: each has a body.
+const withBody = (row: ClaimedRow): EventToProcess => {
+  const { raw_text: _raw, ...event } = row;
+  return { ...event, body: bodyOf(row) as EventToProcess['body'] };
+};
 
 /**
  * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest
@@ -20,23 +35,23 @@ const TO_PROCESS = 'id, event_name, account_id, account_type, status, received_a
  * dies releases its rows with its connection: the raw log is the worker's queue.
  */
 export async function claimEventsToProcess(db: Queryable, limit: number): Promise<EventToProcess[]> {
-  const { rows } = await db.query<EventToProcess>(
+  const { rows } = await db.query<ClaimedRow>(
     `select ${TO_PROCESS} from events
       where status = 'received' or (status = 'failed' and retry_at is not null and retry_at <= now())
       order by id limit $1::int
         for update skip locked`,
     [limit],
   );
-  return rows;
+  return rows.map(withBody);
 }
 
 /** Locks these deliveries for the caller's transaction (waiting for a worker that holds one) and reads them. */
 export async function lockEventsToProcess(db: Queryable, ids: number[]): Promise<EventToProcess[]> {
-  const { rows } = await db.query<EventToProcess>(
+  const { rows } = await db.query<ClaimedRow>(
     `select ${TO_PROCESS} from events where id = any($1::bigint[]) order by id for update`,
     [ids],
   );
-  return rows;
+  return rows.map(withBody);
 }
 
 // Back-off of a delivery that failed: 4, 8, 16, 32 s; after the fifth attempt it stays failed, visible, until
@@ -69,10 +84,16 @@ export async function queueForProcessing(db: Queryable, id: number): Promise<voi
   );
 }
 
+/**
+ * Marks deliveries processed, and keeps each one's parsed body: the row is rewritten here anyway, so the
+ * body costs one write here instead of one more on the webhook's hot path. A body Postgres cannot parse
+ * fails the statement, and the batch falls back to one delivery at a time (processStoredEvent.ts).
+ */
 export async function markEventsProcessed(db: Queryable, events: EventToProcess[]): Promise<void> {
   await db.query(
     `update events e set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null,
-            payment_id = p.payment_id
+            payment_id = p.payment_id,
+            body = coalesce(e.body, ltrim(convert_from(e.raw_body, 'utf8'), chr(65279))::jsonb)
        from unnest($1::bigint[], $2::text[]) as p(id, payment_id)
       where e.id = p.id`,
     [events.map((event) => event.id), events.map(paymentIdOf)],
