@@ -95,3 +95,20 @@ it('a delivery that keeps failing is retried with back-off, then stays failed an
   const named = await t.pool.query(`select payment_id from events where event_id = $1`, [bad.id]);
   expect(named.rows[0].payment_id).toBe('py_always_bad');
 });
+
+it("a delivery whose raw body Postgres's jsonb refuses fails alone, and the rest of its claim is projected", async () => {
+  // Valid JSON, accepted and stored raw, but beyond jsonb's numeric range: it can only fail when the worker
+  // stores its parsed body, never the claim it shares with others.
+  const huge = JSON.stringify(
+    paymentEvent({ data: { id: 'py_huge', amount: 100, currency: 'usd' } }),
+  ).replace('"data":{', '"data":{"note":1e999999,');
+  await deliver(t.app, [...payments(2, 'beside'), huge]);
+  const { claimed, failures } = await processNextEvents(t, 100);
+  expect(claimed).toBe(3);
+  expect([...failures.values()].map(String)).toEqual([expect.stringContaining('numeric')]);
+  const { rows } = await t.pool.query(
+    `select event_id, status, error is not null as has_error from events order by id`,
+  );
+  expect(rows.map((row) => row.status)).toEqual(['processed', 'processed', 'failed']);
+  expect(rows[2].has_error).toBe(true);
+});
