@@ -116,22 +116,27 @@ try {
     );
   });
 
-  // Stored deliveries (the raw log is the worker's queue), written in bulk so only the worker is measured.
+  // Stored deliveries as the webhook stores them (raw bytes only: the worker parses them and stores `body`),
+  // written in bulk so only the worker is measured. The raw log is the worker's queue.
   for (let start = 0; start < rows.length; start += 1000) {
     const slice = rows.slice(start, start + 1000);
     await pool.query(
-      `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body, received_at)
-       select e->>'event_id', (e->'body')->>'event_name', (e->'body')->>'account_id', 'live', '{}',
-              convert_to(e->>'raw', 'utf8'), decode(e->>'sha', 'hex'), e->'body', now()
+      `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, received_at)
+       select e->>'event_id', e->>'event_name', e->>'account_id', 'live', '{}',
+              convert_to(e->>'raw', 'utf8'), decode(e->>'sha', 'hex'), now()
          from jsonb_array_elements($1::jsonb) e`,
       [
         JSON.stringify(
-          slice.map((row) => ({
-            event_id: row.eventId,
-            raw: row.body,
-            sha: row.sha.toString('hex'),
-            body: JSON.parse(row.body),
-          })),
+          slice.map((row) => {
+            const { event_name, account_id } = JSON.parse(row.body);
+            return {
+              event_id: row.eventId,
+              event_name,
+              account_id,
+              raw: row.body,
+              sha: row.sha.toString('hex'),
+            };
+          }),
         ),
       ],
     );

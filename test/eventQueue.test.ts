@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { listPaymentTimeline } from '../src/api/console/queries.ts';
 import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../src/projection/eventQueries.ts';
 import { processNextEvents } from '../src/projection/processStoredEvent.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -91,9 +92,13 @@ it('a delivery that keeps failing is retried with back-off, then stays failed an
     { attempts: 5, status: 'failed', retrying: false },
   ]);
   expect((await processNextEvents(t, 100)).claimed).toBe(0);
-  // A failed delivery is still on its payment's timeline.
-  const named = await t.pool.query(`select payment_id from events where event_id = $1`, [bad.id]);
-  expect(named.rows[0].payment_id).toBe('py_always_bad');
+  // A failed delivery is still on its payment's timeline, its body parsed from the raw bytes (none is stored).
+  const stored = await t.pool.query(`select payment_id, body from events where event_id = $1`, [bad.id]);
+  expect(stored.rows[0]).toEqual({ payment_id: 'py_always_bad', body: null });
+  const timeline = await listPaymentTimeline(t.pool, 'py_always_bad');
+  expect(timeline.map((entry) => [entry.event_id, entry.status, entry.body])).toEqual([
+    [bad.id, 'failed', bad],
+  ]);
 });
 
 it("a delivery whose raw body Postgres's jsonb refuses fails alone, and the rest of its claim is projected", async () => {

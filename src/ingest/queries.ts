@@ -23,7 +23,7 @@ export type StoredEvent = { inserted: boolean; id: number; event_id: string | nu
  * ran is in neither list: `findStoredBodyHashes` reads it afterwards. The batch's bodies travel as one binary
  * parameter (pg sends a Buffer as raw bytes): no base64 and no array escaping on either side; each row takes
  * its bytes by offset. Only the raw bytes are written: `body` is filled when the worker processes the
- * delivery (see `deliveryBody`), so the hot path writes each body once.
+ * delivery (see `bodyOf`), so the hot path writes each body once.
  */
 export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
   let offset = 1; // substring() counts bytes from 1

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/pool.ts';
 import type { Page } from '../../findings/queries.ts';
+import { bodyOf, rawTextUntilProcessed } from '../../ingest/queries.ts';
 
 export type Overview = {
   deliveries_last_hour: number;
@@ -89,8 +90,9 @@ export type TimelineEntry = {
 
 /** Every delivery and API snapshot about a payment or anything naming it, in arrival order. */
 export async function listPaymentTimeline(db: Queryable, paymentId: string): Promise<TimelineEntry[]> {
-  const { rows } = await db.query<TimelineEntry>(
-    `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, e.body,
+  // A failed delivery's parsed body is not stored: it is parsed from its raw bytes here.
+  const { rows } = await db.query<TimelineEntry & { raw_text: string | null }>(
+    `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, e.body, ${rawTextUntilProcessed('e')},
             exists (select 1 from events earlier
                      where earlier.payment_id = $1::text
                        and earlier.id < e.id and earlier.body -> 'data' = e.body -> 'data') as duplicate,
@@ -101,7 +103,7 @@ export async function listPaymentTimeline(db: Queryable, paymentId: string): Pro
       limit 500`,
     [paymentId],
   );
-  return rows;
+  return rows.map(({ raw_text, ...entry }) => ({ ...entry, body: bodyOf({ body: entry.body, raw_text }) }));
 }
 
 /** The fee configuration a payment fee names, as synced: the console shows the formula's inputs. */
