@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Page } from '../findings/queries.ts';
-import { bodyOf, rawTextUntilProcessed } from '../ingest/queries.ts';
+import { rawTextUntilProcessed, withParsedBody } from '../ingest/queries.ts';
 import type { Boss } from '../queue/boss.ts';
 import { queueNames } from '../queue/queues.ts';
 
@@ -46,9 +46,7 @@ export async function findEvent(
       where ${'eventId' in key ? 'e.event_id = $1::text' : 'e.id = $1::bigint'}`,
     ['eventId' in key ? key.eventId : key.rowId],
   );
-  if (rows[0] === undefined) return null;
-  const { raw_text: _raw, ...event } = rows[0];
-  return { ...event, body: bodyOf(rows[0]) };
+  return rows[0] === undefined ? null : withParsedBody(rows[0]);
 }
 
 // Ordering bookkeeping, not facts about the payment.

@@ -23,7 +23,7 @@ export type StoredEvent = { inserted: boolean; id: number; event_id: string | nu
  * ran is in neither list: `findStoredBodyHashes` reads it afterwards. The batch's bodies travel as one binary
  * parameter (pg sends a Buffer as raw bytes): no base64 and no array escaping on either side; each row takes
  * its bytes by offset. Only the raw bytes are written: `body` is filled when the worker processes the
- * delivery (see `bodyOf`), so the hot path writes each body once.
+ * delivery (see `withParsedBody`), so the hot path writes each body once.
  */
 export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
   let offset = 1; // substring() counts bytes from 1
@@ -70,19 +70,25 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<S
 
 /**
  * A webhook delivery is stored raw (the hot path writes its body once); its parsed `body` is stored when the
- * worker processes it. Until then a reader selects this column (`raw_text`) and parses it with `bodyOf`: in
- * Node, so one body Postgres's jsonb would refuse cannot fail a whole query.
+ * worker processes it. Until then a reader selects this column (`raw_text`) and parses it with
+ * `withParsedBody`: in Node, so one body Postgres's jsonb would refuse cannot fail a whole query.
  */
 export const rawTextUntilProcessed = (alias: string) =>
   `case when ${alias}.body is null and ${alias}.body_purged_at is null and ${alias}.status in ('received', 'failed')
         then convert_from(${alias}.raw_body, 'utf8') end as raw_text`;
 
 /**
- * A delivery's parsed body: the stored one, or its raw text parsed past a byte order mark (JSON.parse refuses
- * one; the webhook's decoder dropped it before parsing too). Null for a quarantined or purged delivery.
+ * A row read with `rawTextUntilProcessed`, `raw_text` dropped and `body` the stored one or the raw text parsed
+ * past a byte order mark (JSON.parse refuses one; the webhook's decoder dropped it before parsing too). The
+ * body stays null for a quarantined or purged delivery.
  */
-export const bodyOf = <Body>(row: { body: Body | null; raw_text: string | null }): Body | null =>
-  row.body ?? (row.raw_text === null ? null : JSON.parse(row.raw_text.replace(/^\uFEFF/, '')));
+export function withParsedBody<Row extends { body: unknown; raw_text: string | null }>(
+  row: Row,
+): Omit<Row, 'raw_text'> {
+  const { raw_text, ...rest } = row;
+  if (rest.body !== null || raw_text === null) return rest;
+  return { ...rest, body: JSON.parse(raw_text.replace(/^\uFEFF/, '')) };
+}
 
 /** The body hash stored for each of these event ids. */
 export async function findStoredBodyHashes(db: Queryable, eventIds: string[]): Promise<Map<string, Buffer>> {

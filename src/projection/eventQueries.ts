@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { bodyOf, rawTextUntilProcessed } from '../ingest/queries.ts';
+import { rawTextUntilProcessed, withParsedBody } from '../ingest/queries.ts';
 import type { UnknownValue } from './unknownValues.ts';
 
 export type EventToProcess = {
@@ -18,16 +18,8 @@ export type EventToProcess = {
 const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, body,
   ${rawTextUntilProcessed('events')}`;
 
-type ClaimedRow = Omit<EventToProcess, 'body'> & {
-  body: EventToProcess['body'] | null;
-  raw_text: string | null;
-};
-
 // Claimed deliveries are never quarantined or purged: each has a body.
-const withBody = (row: ClaimedRow): EventToProcess => {
-  const { raw_text: _raw, ...event } = row;
-  return { ...event, body: bodyOf(row) as EventToProcess['body'] };
-};
+type ClaimedRow = EventToProcess & { raw_text: string | null };
 
 /**
  * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest
@@ -42,7 +34,7 @@ export async function claimEventsToProcess(db: Queryable, limit: number): Promis
         for update skip locked`,
     [limit],
   );
-  return rows.map(withBody);
+  return rows.map(withParsedBody);
 }
 
 /** Locks these deliveries for the caller's transaction (waiting for a worker that holds one) and reads them. */
@@ -51,7 +43,7 @@ export async function lockEventsToProcess(db: Queryable, ids: number[]): Promise
     `select ${TO_PROCESS} from events where id = any($1::bigint[]) order by id for update`,
     [ids],
   );
-  return rows.map(withBody);
+  return rows.map(withParsedBody);
 }
 
 // Back-off of a delivery that failed: 4, 8, 16, 32 s; after the fifth attempt it stays failed, visible, until

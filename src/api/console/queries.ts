@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/pool.ts';
 import type { Page } from '../../findings/queries.ts';
-import { bodyOf, rawTextUntilProcessed } from '../../ingest/queries.ts';
+import { rawTextUntilProcessed, withParsedBody } from '../../ingest/queries.ts';
 
 export type Overview = {
   deliveries_last_hour: number;
@@ -103,7 +103,7 @@ export async function listPaymentTimeline(db: Queryable, paymentId: string): Pro
       limit 500`,
     [paymentId],
   );
-  return rows.map(({ raw_text, ...entry }) => ({ ...entry, body: bodyOf({ body: entry.body, raw_text }) }));
+  return rows.map(withParsedBody);
 }
 
 /** The fee configuration a payment fee names, as synced: the console shows the formula's inputs. */
