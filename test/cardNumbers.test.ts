@@ -22,6 +22,7 @@ describe('card number redaction', () => {
     ['42424242424242424242', '20 digits'],
     ['1795343550014', 'a 13-digit millisecond timestamp that fails Luhn'],
     ['py_123 amount 15152', 'ordinary ids and amounts'],
+    ['jobId 0832952a-50d5-4d76-8678-21944742a4f3', 'a UUID whose digits across dashes pass Luhn'],
   ])('leaves %j alone (%s)', (input) => {
     expect(redactCardNumbersInText(input)).toBe(input);
   });

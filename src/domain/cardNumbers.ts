@@ -1,5 +1,8 @@
-// Runs of 13 or more digits, optionally grouped by single spaces or dashes; redactRun finds the number.
-const CANDIDATE = /(?<!\d)\d(?:[ -]?\d){12,}(?!\d)/g;
+// Runs of 13 or more digits, optionally grouped by single spaces or dashes; redactRun finds the number. A
+// UUID (a job id, an idempotency key) is matched whole first and kept: the digits across its dashes can pass
+// Luhn ("…-4d76-8678-21944742a4f3"), and it is never a card number.
+const UUID = /^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i;
+const CANDIDATE = /\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b|(?<!\d)\d(?:[ -]?\d){12,}(?!\d)/gi;
 
 export function passesLuhn(digits: string): boolean {
   let sum = 0;
@@ -17,7 +20,7 @@ export function passesLuhn(digits: string): boolean {
 /** Replaces every card-number-like run (Luhn-valid, 13–19 digits) in a text by its last four digits. */
 export function redactCardNumbersInText(text: string): string {
   if (!/\d{4}/.test(text)) return text;
-  return text.replace(CANDIDATE, redactRun);
+  return text.replace(CANDIDATE, (run) => (UUID.test(run) ? run : redactRun(run)));
 }
 
 // The whole run first; failing that, any stretch of whole digit groups, so that a number written next to
