@@ -19,9 +19,9 @@ import { release } from '../src/processes/release.ts';
 import { machineCpuSeconds, processCpuSeconds } from './cpuUsage.ts';
 import { baseline, baselineLatency, type Latency } from './ingestBaseline.ts';
 import { ensureWrk, runWrk, type WrkResult, writeSignedRequests } from './ingestWrk.ts';
-import { endPool } from './measure.ts';
+import { countArgument, endPool } from './measure.ts';
 
-const SECONDS = Number(process.argv[2] ?? 15);
+const SECONDS = countArgument('SECONDS', 15);
 const CONNECTIONS = 32;
 // Above what this machine acknowledges, so wrk rarely wraps around to requests it already sent.
 const SIGNED_REQUESTS = SECONDS * 8_000;

@@ -30,3 +30,15 @@ export async function endPool(pool: { end: () => Promise<void> }): Promise<void>
   await pool.end();
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
+
+/** The bench's one optional argument, a positive whole number; anything else stops the bench, naming it. */
+export function countArgument(name: string, fallback: number): number {
+  const given = process.argv[2];
+  if (given === undefined) return fallback;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${name} must be a positive whole number, not ${JSON.stringify(given)}\n`);
+    process.exit(2);
+  }
+  return value;
+}

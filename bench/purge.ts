@@ -16,9 +16,9 @@ import { DAY_MS } from '../src/domain/days.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { purgeBodies } from '../src/retention/purgeBodies.ts';
-import { timed } from './measure.ts';
+import { countArgument, timed } from './measure.ts';
 
-const DELIVERIES = Number(process.argv[2] ?? 1_000_000);
+const DELIVERIES = countArgument('DELIVERIES', 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const CHUNK_SECONDS = Number(process.env.BENCH_CHUNK_SECONDS ?? 15);
 const CONNECTIONS = 16;

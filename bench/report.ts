@@ -13,9 +13,9 @@ import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { renderCsv } from '../src/reports/renderCsv.ts';
 import { renderHtml } from '../src/reports/renderHtml.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
-import { sampleRss, timed } from './measure.ts';
+import { countArgument, sampleRss, timed } from './measure.ts';
 
-const PAYMENTS = Number(process.argv[2] ?? 1_000_000);
+const PAYMENTS = countArgument('PAYMENTS', 1_000_000);
 const REFUNDS = Math.floor(PAYMENTS / 5);
 const DAY = '2026-11-02';
 const log = createLogger('warn');

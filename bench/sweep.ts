@@ -15,9 +15,9 @@ import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { createProviderClient } from '../src/provider/client.ts';
 import { sweepAccount } from '../src/sweep/sweepAccount.ts';
-import { sampleRss, timed } from './measure.ts';
+import { countArgument, sampleRss, timed } from './measure.ts';
 
-const PAYMENTS = Number(process.argv[2] ?? 100_000);
+const PAYMENTS = countArgument('PAYMENTS', 100_000);
 const ACCOUNT = 'acc_bench';
 const log = createLogger('warn');
 const rss = sampleRss();

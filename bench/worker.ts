@@ -1,5 +1,5 @@
 // npm run bench:worker [-- N]: N stored deliveries (default 50,000) processed end to end by the real
-// worker (its claim loop over the raw log), then every payment they touched reconciled (reconcile-payment
+// worker (its claim loop over the raw log), then every payment they touched reconciled (reconcile-payments
 // jobs, which run alongside), against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,9 +14,9 @@ import { startEventProcessing } from '../src/projection/processingLoop.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { startWorkers } from '../src/queue/workers.ts';
-import { endPool } from './measure.ts';
+import { countArgument, endPool } from './measure.ts';
 
-const N = Number(process.argv[2] ?? 50_000);
+const N = countArgument('N', 50_000);
 const CLIENTS = 4;
 const log = createLogger('warn');
 
