@@ -22,8 +22,8 @@ export const TEST_SECRETS = [
 
 /**
  * Every log line written during the run, checked for a configured secret or a full card number (pino's
- * own millisecond `time` is left out: it is not data). A card number is what the redactor
- * itself would still change. Returns the problems found and how many lines were read.
+ * own millisecond `time` is left out: it is not data). A card number is what the redactor itself would
+ * still change. Returns the problems found and how many lines were read.
  */
 export async function scanLogs(dir: string): Promise<{ lines: number; problems: string[] }> {
   const problems: string[] = [];
