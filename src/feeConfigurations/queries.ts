@@ -59,13 +59,13 @@ export async function upsertFeeSync(db: Queryable, accountId: string, syncedAt: 
   );
 }
 
-/** When the sub account's fee configuration history was last fetched whole, or null if never. */
-export async function findFeeSync(db: Queryable, accountId: string): Promise<Date | null> {
-  const { rows } = await db.query<{ synced_at: Date }>(
-    'select synced_at from fee_configuration_syncs where account_id = $1::text',
-    [accountId],
+/** Which of these sub accounts have had their fee configuration history fetched whole at least once. */
+export async function findSyncedAccounts(db: Queryable, accountIds: string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ account_id: string }>(
+    'select account_id from fee_configuration_syncs where account_id = any($1::text[])',
+    [accountIds],
   );
-  return rows[0]?.synced_at ?? null;
+  return new Set(rows.map((row) => row.account_id));
 }
 
 // The `FeeConfiguration` columns, aliased to its keys; `variable_rate` as text keeps the decimal exact.
@@ -76,11 +76,19 @@ const CONFIGURATION_COLUMNS = `id, account_id as "accountId", platform_account_i
 
 /** Every stored fee configuration version of a sub account, vanished ones included, oldest first. */
 export async function listFeeConfigurations(db: Queryable, accountId: string): Promise<FeeConfiguration[]> {
+  return listFeeConfigurationsOfAccounts(db, [accountId]);
+}
+
+/** `listFeeConfigurations` of several sub accounts in one query: each account's versions, oldest first. */
+export async function listFeeConfigurationsOfAccounts(
+  db: Queryable,
+  accountIds: string[],
+): Promise<FeeConfiguration[]> {
   const { rows } = await db.query<FeeConfiguration>(
     `select ${CONFIGURATION_COLUMNS}
-       from fee_configurations where account_id = $1::text
-      order by fee_type, effective_start, id`,
-    [accountId],
+       from fee_configurations where account_id = any($1::text[])
+      order by account_id, fee_type, effective_start, id`,
+    [accountIds],
   );
   return rows;
 }

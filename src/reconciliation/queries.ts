@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import type { PaymentKind } from '../domain/feeSelection.ts';
-import { findFeeSync, listFeeConfigurations } from '../feeConfigurations/queries.ts';
+import { findSyncedAccounts, listFeeConfigurationsOfAccounts } from '../feeConfigurations/queries.ts';
 
 /** The payment fields the rules read. */
 export type PaymentRow = PaymentKind & {
@@ -148,19 +148,22 @@ function byPayment<Row extends OfPayment>(rows: Row[]): Map<string, Omit<Row, 'p
   return grouped;
 }
 
-// Per sub account, its fee configurations, or null until they have been synced once.
+// Per sub account, its fee configurations, or null until they have been synced once: two queries for all.
 async function loadConfigurations(db: Queryable, accountIds: string[]) {
-  const configurations = new Map<string, FeeConfiguration[] | null>();
-  for (const accountId of new Set(accountIds)) {
-    const synced = await findFeeSync(db, accountId);
-    configurations.set(accountId, synced ? await listFeeConfigurations(db, accountId) : null);
-  }
+  const accounts = [...new Set(accountIds)];
+  const synced = await findSyncedAccounts(db, accounts);
+  const configurations = new Map<string, FeeConfiguration[] | null>(
+    accounts.map((accountId) => [accountId, synced.has(accountId) ? [] : null]),
+  );
+  if (synced.size === 0) return configurations;
+  for (const configuration of await listFeeConfigurationsOfAccounts(db, [...synced]))
+    configurations.get(configuration.accountId)?.push(configuration);
   return configurations;
 }
 
 /**
- * Loads what reconciliation knows of each payment id, in one query per table for all of them (plus two per
- * sub account for its fee configurations). Run it in a repeatable-read transaction: its queries then see one
+ * Loads what reconciliation knows of each payment id, in one query per table for all of them (plus two for
+ * the fee configurations of all their sub accounts). Run it in a repeatable-read transaction: its queries then see one
  * snapshot, never a payment paired with fees of a snapshot committed in between.
  */
 export async function loadPaymentFacts(

@@ -18,9 +18,10 @@ const PAYMENTS = [
   'py_dispute_first',
   'py_none',
   'py_ach',
+  'py_other_account',
 ];
 
-// Payments of two sub accounts (one synced), with what makes every kind of rule report: fees off the
+// Payments of three sub accounts (two synced, each with its own fee configuration), with what makes every kind of rule report: fees off the
 // configuration, a refund over the amount and an unknown returned fee, fees set on a checkout that never
 // arrived, disputes (one before its payment), an ACH return; and findings an earlier run left behind: one the
 // data no longer supports (resolved) and an accepted one whose actual value changed (superseded).
@@ -38,11 +39,15 @@ async function seed(pool: pg.Pool): Promise<void> {
            ('py_disputed', ${seen('acc_2')}, 700, 'eur', 'succeeded', 'card', 'visa', null, null,
             '2024-06-15T12:00:00Z', null, null, '2024-06-15T12:00:01Z', null),
            ('py_ach', ${seen('acc_1')}, 2500, 'usd', 'failed', 'ach', null, 0, null,
-            '2024-06-15T12:00:00Z', true, 'R01', '2024-06-16T12:00:00Z', '2024-06-18T12:00:00Z');
+            '2024-06-15T12:00:00Z', true, 'R01', '2024-06-16T12:00:00Z', '2024-06-18T12:00:00Z'),
+           ('py_other_account', ${seen('acc_3')}, 10000, 'usd', 'succeeded', 'card', 'visa', 330, null,
+            '2024-06-15T12:00:00Z', null, null, '2024-06-15T12:00:01Z', null);
     insert into payment_fees (id, payment_id, type, amount, remaining_amount, source_configuration_id,
                               source_fee_type, snapshot_updated_at)
     values ('pyfee_1', 'py_fees', 'processing_fee', 400, null, 'sfc_visa', 'visa_brand_ecomm', '2024-06-20T00:00:00Z'),
-           ('pyfee_2', 'py_refunded', 'processing_fee', 58, 50, 'sfc_visa', 'visa_brand_ecomm', '2024-06-20T00:00:00Z');
+           ('pyfee_2', 'py_refunded', 'processing_fee', 58, 50, 'sfc_visa', 'visa_brand_ecomm', '2024-06-20T00:00:00Z'),
+           ('pyfee_3', 'py_other_account', 'processing_fee', 330, null, 'sfc_visa_3', 'visa_brand_ecomm',
+            '2024-06-20T00:00:00Z');
     insert into refunds (id, payment_id, updated_at, event_row_id, snapshot, amount, status, created_at)
     values ('re_1', 'py_refunded', '2024-06-19T00:00:00Z', 2, '{}', 1200, 'succeeded', '2024-06-18T00:00:00Z');
     insert into returned_fees (id, refund_id, payment_fee_id, returned_amount, original_amount, remaining_amount)
@@ -62,10 +67,18 @@ async function seed(pool: pg.Pool): Promise<void> {
   `);
   await insertFeeConfigurations(
     pool,
-    [configuration('sfc_visa', 'visa_brand_ecomm', '2.75', 30, null, '2024-01-01T00:00:00Z', null)],
+    [
+      configuration('sfc_visa', 'visa_brand_ecomm', '2.75', 30, null, '2024-01-01T00:00:00Z', null),
+      // acc_3's own: its payment's fee is right under it and wrong under acc_1's.
+      {
+        ...configuration('sfc_visa_3', 'visa_brand_ecomm', '3', 30, null, '2024-01-01T00:00:00Z', null),
+        accountId: 'acc_3',
+      },
+    ],
     NOW,
   );
   await upsertFeeSync(pool, 'acc_1', NOW);
+  await upsertFeeSync(pool, 'acc_3', NOW);
   await markPaymentsProjected(pool, PAYMENTS);
   await markPaymentsProjected(pool, ['py_fees']);
 }
