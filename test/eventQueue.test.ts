@@ -92,28 +92,93 @@ it('a delivery that keeps failing is retried with back-off, then stays failed an
     { attempts: 5, status: 'failed', retrying: false },
   ]);
   expect((await processNextEvents(t, 100)).claimed).toBe(0);
-  // A failed delivery is still on its payment's timeline, its body parsed from the raw bytes (none is stored).
-  const stored = await t.pool.query(`select payment_id, body from events where event_id = $1`, [bad.id]);
-  expect(stored.rows[0]).toEqual({ payment_id: 'py_always_bad', body: null });
+  // A failed delivery is still on its payment's timeline, its body parsed from the raw bytes.
+  const stored = await t.pool.query(`select payment_id from events where event_id = $1`, [bad.id]);
+  expect(stored.rows[0]).toEqual({ payment_id: 'py_always_bad' });
   const timeline = await listPaymentTimeline(t.pool, 'py_always_bad');
   expect(timeline.map((entry) => [entry.event_id, entry.status, entry.body])).toEqual([
     [bad.id, 'failed', bad],
   ]);
 });
 
-it("a delivery whose raw body Postgres's jsonb refuses fails alone, and the rest of its claim is projected", async () => {
-  // Valid JSON, accepted and stored raw, but beyond jsonb's numeric range: it can only fail when the worker
-  // stores its parsed body, never the claim it shares with others.
-  const huge = JSON.stringify(
-    paymentEvent({ data: { id: 'py_huge', amount: 100, currency: 'usd' } }),
-  ).replace('"data":{', '"data":{"note":1e999999,');
-  await deliver(t.app, [...payments(2, 'beside'), huge]);
-  const { claimed, failures } = await processNextEvents(t, 100);
-  expect(claimed).toBe(3);
-  expect([...failures.values()].map(String)).toEqual([expect.stringContaining('numeric')]);
-  const { rows } = await t.pool.query(
-    `select event_id, status, error is not null as has_error from events order by id`,
+it('a delivery the database refuses fails alone, and the rest of its claim is projected one at a time', async () => {
+  // A statement of the batch fails: the batch is redone one delivery at a time, each under its own savepoint.
+  await t.pool.query(`create function refuse_payment() returns trigger language plpgsql as $$
+    begin if new.id = 'py_refused' then raise exception 'refused by test'; end if; return new; end $$`);
+  await t.pool.query(
+    'create trigger refuse_payment before insert on payments for each row execute function refuse_payment()',
   );
-  expect(rows.map((row) => row.status)).toEqual(['processed', 'processed', 'failed']);
-  expect(rows[2].has_error).toBe(true);
+  try {
+    await deliver(t.app, [
+      ...payments(1, 'before'),
+      ...payments(1, 'refused').map((body) => body.replaceAll('py_refused_0', 'py_refused')),
+      ...payments(1, 'after'),
+    ]);
+    const { claimed, failures } = await processNextEvents(t, 100);
+    expect(claimed).toBe(3);
+    expect([...failures.values()].map(String)).toEqual([expect.stringContaining('refused by test')]);
+    const { rows } = await t.pool.query(`select status, error from events order by id`);
+    expect(rows).toEqual([
+      { status: 'processed', error: null },
+      { status: 'failed', error: expect.stringContaining('refused by test') },
+      { status: 'processed', error: null },
+    ]);
+    const projected = await t.pool.query(
+      `select id from payments where id in ('py_before_0', 'py_refused', 'py_after_0') order by id`,
+    );
+    expect(projected.rows.map((row) => row.id)).toEqual(['py_after_0', 'py_before_0']);
+  } finally {
+    await t.pool.query('drop trigger refuse_payment on payments');
+    await t.pool.query('drop function refuse_payment');
+  }
+});
+
+it("a body beyond Postgres's jsonb range is processed like any other, its raw bytes kept as received", async () => {
+  // Valid JSON that jsonb refuses (a number beyond its range): the body is parsed in Node, never by Postgres.
+  const huge = JSON.stringify(
+    paymentEvent({ data: { id: 'py_huge', amount: 100, currency: 'usd', status: 'succeeded' } }),
+  ).replace('"data":{', '"data":{"note":1e999999,');
+  await deliver(t.app, [...payments(1, 'beside'), huge]);
+  const { claimed, failures } = await processNextEvents(t, 100);
+  expect([claimed, failures.size]).toEqual([2, 0]);
+  const { rows } = await t.pool.query(
+    `select status, convert_from(raw_body, 'utf8') as raw from events order by id`,
+  );
+  expect(rows.map((row) => row.status)).toEqual(['processed', 'processed']);
+  expect(rows[1].raw).toBe(huge);
+  const payment = await t.pool.query(`select amount from payments where id = 'py_huge'`);
+  expect(payment.rows).toEqual([{ amount: 100 }]);
+});
+
+it('the timeline flags a delivery carrying the state of an earlier one, in any key order, failed ones too', async () => {
+  const state = {
+    id: 'py_twice',
+    amount: 100,
+    currency: 'usd',
+    status: 'succeeded',
+    metadata: { a: 1, b: [1] },
+  };
+  const reordered = {
+    metadata: { b: [1], a: 1 },
+    status: 'succeeded',
+    currency: 'usd',
+    amount: 100,
+    id: 'py_twice',
+  };
+  const changed = { ...state, metadata: { a: 2, b: [1] } };
+  const invalid = { id: 'py_twice', amount: 'none', currency: 'usd', status: 'succeeded' };
+  const events = [state, reordered, changed, invalid, invalid].map((data) => paymentEvent({ data }));
+  await deliver(
+    t.app,
+    events.map((event) => JSON.stringify(event)),
+  );
+  await processNextEvents(t, 100);
+  const timeline = await listPaymentTimeline(t.pool, 'py_twice');
+  expect(timeline.map((entry) => [entry.event_id, entry.status, entry.duplicate])).toEqual([
+    [events[0]?.id, 'processed', false],
+    [events[1]?.id, 'processed', true],
+    [events[2]?.id, 'processed', false],
+    [events[3]?.id, 'failed', false],
+    [events[4]?.id, 'failed', true],
+  ]);
 });

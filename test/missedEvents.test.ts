@@ -327,7 +327,7 @@ describe('missed-event sweep', () => {
     for (let tries = 0; tries < 400 && rows[0]?.status !== 'failed'; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       ({ rows } = await t.pool.query(
-        `select status, error from events where source = 'api' and body->'data'->>'id' = 'py_sweep_invalid'`,
+        `select status, error from events where source = 'api' and convert_from(raw_body, 'utf8')::jsonb->'data'->>'id' = 'py_sweep_invalid'`,
       ));
     }
     expect(rows).toEqual([{ status: 'failed', error: 'invalid data: currency: missing' }]);

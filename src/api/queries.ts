@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { Page } from '../findings/queries.ts';
-import { rawTextUntilProcessed, withParsedBody } from '../ingest/queries.ts';
+import { rawText, withParsedBody } from '../ingest/queries.ts';
 import type { Boss } from '../queue/boss.ts';
 import { queueNames } from '../queue/queues.ts';
 
@@ -19,7 +19,7 @@ export type StoredEvent = {
   body: unknown;
   received_at: Date;
   processed_at: Date | null;
-  /** When retention purged the raw and parsed body (then `body` is null); null while kept. */
+  /** When retention purged the body (then `body` is null); null while kept. */
   body_purged_at: Date | null;
   /** The payment the delivery names, recorded by the worker when it took it (null before, or if none). */
   payment_id: string | null;
@@ -34,9 +34,9 @@ export async function findEvent(
   db: Queryable,
   key: { eventId: string } | { rowId: number },
 ): Promise<StoredEvent | null> {
-  const { rows } = await db.query<StoredEvent & { raw_text: string | null }>(
+  const { rows } = await db.query<Omit<StoredEvent, 'body'> & { raw_text: string | null }>(
     `select e.id, e.event_id, e.event_name, e.account_id, e.account_type, e.status, e.source, e.quarantine_reason,
-            e.error, e.headers, e.body, ${rawTextUntilProcessed('e')}, e.received_at, e.processed_at,
+            e.error, e.headers, ${rawText('e')}, e.received_at, e.processed_at,
             e.body_purged_at, e.payment_id,
             coalesce((select json_agg(json_build_object('received_at', c.received_at,
                                                         'body_sha256', encode(c.body_sha256, 'hex'))

@@ -22,8 +22,7 @@ export type StoredEvent = { inserted: boolean; id: number; event_id: string | nu
  * began (a redelivery, the common case). An id stored by a transaction that committed while this statement
  * ran is in neither list: `findStoredBodyHashes` reads it afterwards. The batch's bodies travel as one binary
  * parameter (pg sends a Buffer as raw bytes): no base64 and no array escaping on either side; each row takes
- * its bytes by offset. Only the raw bytes are written: `body` is filled when the worker processes the
- * delivery (see `withParsedBody`), so the hot path writes each body once.
+ * its bytes by offset. The raw bytes are the only copy of the body (see `rawText`).
  */
 export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
   let offset = 1; // substring() counts bytes from 1
@@ -69,25 +68,23 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<S
 }
 
 /**
- * A webhook delivery is stored raw (the hot path writes its body once); its parsed `body` is stored when the
- * worker processes it. Until then a reader selects this column (`raw_text`) and parses it with
- * `withParsedBody`: in Node, so one body Postgres's jsonb would refuse cannot fail a whole query.
+ * A delivery's body is stored once, as the raw bytes received (the signature's evidence); readers select this
+ * column (`raw_text`) and parse it with `withParsedBody`: in Node, so one body Postgres's jsonb would refuse
+ * cannot fail a whole query. Null for a quarantined delivery (its bytes may not be JSON) and a purged one.
  */
-export const rawTextUntilProcessed = (alias: string) =>
-  `case when ${alias}.body is null and ${alias}.body_purged_at is null and ${alias}.status in ('received', 'failed')
+export const rawText = (alias: string) =>
+  `case when ${alias}.body_purged_at is null and ${alias}.status <> 'quarantined'
         then convert_from(${alias}.raw_body, 'utf8') end as raw_text`;
 
 /**
- * A row read with `rawTextUntilProcessed`, `raw_text` dropped and `body` the stored one or the raw text parsed
- * past a byte order mark (JSON.parse refuses one; the webhook's decoder dropped it before parsing too). The
- * body stays null for a quarantined or purged delivery.
+ * A row read with `rawText`, `raw_text` replaced by `body`: the raw text parsed past a byte order mark
+ * (JSON.parse refuses one; the webhook's decoder dropped it before parsing too), or null without one.
  */
-export function withParsedBody<Row extends { body: unknown; raw_text: string | null }>(
+export function withParsedBody<Row extends { raw_text: string | null }>(
   row: Row,
-): Omit<Row, 'raw_text'> {
+): Omit<Row, 'raw_text'> & { body: unknown } {
   const { raw_text, ...rest } = row;
-  if (rest.body !== null || raw_text === null) return rest;
-  return { ...rest, body: JSON.parse(raw_text.replace(/^\uFEFF/, '')) };
+  return { ...rest, body: raw_text === null ? null : JSON.parse(raw_text.replace(/^\uFEFF/, '')) };
 }
 
 /** The body hash stored for each of these event ids. */

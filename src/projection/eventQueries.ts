@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { rawTextUntilProcessed, withParsedBody } from '../ingest/queries.ts';
+import { rawText, withParsedBody } from '../ingest/queries.ts';
 import type { UnknownValue } from './unknownValues.ts';
 
 export type EventToProcess = {
@@ -13,13 +13,14 @@ export type EventToProcess = {
   body: { data: Record<string, unknown> };
 };
 
-// A webhook delivery's body is stored raw until it is processed: parsed here, in Node, so a body Postgres
-// could not parse fails its own delivery when it is marked processed, never the whole claim.
-const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, body,
-  ${rawTextUntilProcessed('events')}`;
+// A delivery's body is stored as raw bytes only, parsed here, in Node: a body Postgres's jsonb would refuse
+// (a number beyond its range) is processed like any other.
+const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, ${rawText('events')}`;
 
 // Claimed deliveries are never quarantined or purged: each has a body.
-type ClaimedRow = EventToProcess & { raw_text: string | null };
+type ClaimedRow = Omit<EventToProcess, 'body'> & { raw_text: string | null };
+
+const parsedClaim = (row: ClaimedRow) => withParsedBody(row) as EventToProcess;
 
 /**
  * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest
@@ -34,7 +35,7 @@ export async function claimEventsToProcess(db: Queryable, limit: number): Promis
         for update skip locked`,
     [limit],
   );
-  return rows.map(withParsedBody);
+  return rows.map(parsedClaim);
 }
 
 /** Locks these deliveries for the caller's transaction (waiting for a worker that holds one) and reads them. */
@@ -43,7 +44,7 @@ export async function lockEventsToProcess(db: Queryable, ids: number[]): Promise
     `select ${TO_PROCESS} from events where id = any($1::bigint[]) order by id for update`,
     [ids],
   );
-  return rows.map(withParsedBody);
+  return rows.map(parsedClaim);
 }
 
 // Back-off of a delivery that failed: 4, 8, 16, 32 s; after the fifth attempt it stays failed, visible, until
@@ -76,16 +77,11 @@ export async function queueForProcessing(db: Queryable, id: number): Promise<voi
   );
 }
 
-/**
- * Marks deliveries processed, and keeps each one's parsed body: the row is rewritten here anyway, so the
- * body costs one write here instead of one more on the webhook's hot path. A body Postgres cannot parse
- * fails the statement, and the batch falls back to one delivery at a time (processStoredEvent.ts).
- */
+/** Marks deliveries processed, with the payment each is about (for the console's timeline). */
 export async function markEventsProcessed(db: Queryable, events: EventToProcess[]): Promise<void> {
   await db.query(
     `update events e set status = 'processed', processed_at = now(), error = null, attempts = 0, retry_at = null,
-            payment_id = p.payment_id,
-            body = coalesce(e.body, ltrim(convert_from(e.raw_body, 'utf8'), chr(65279))::jsonb)
+            payment_id = p.payment_id
        from unnest($1::bigint[], $2::text[]) as p(id, payment_id)
       where e.id = p.id`,
     [events.map((event) => event.id), events.map(paymentIdOf)],

@@ -34,7 +34,7 @@ export async function purgeEventBodies(
         limit $2::int
         for update skip locked),
      purged as (
-       update events e set raw_body = ''::bytea, body = null, body_purged_at = $3::timestamptz
+       update events e set raw_body = ''::bytea, body_purged_at = $3::timestamptz
          from batch where e.id = batch.id
        returning e.id),
      counted as (

@@ -20,11 +20,10 @@ export type ApiSnapshot = {
 export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]): Promise<void> {
   if (snapshots.length === 0) return;
   await db.query(
-    `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, body,
-                         status, source, received_at)
+    `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, status,
+                         source, received_at)
      select s.event_id, s.event_name, s.account_id, s.account_type, '{}'::jsonb, decode(s.raw_body, 'base64'),
-            decode(s.body_sha256, 'hex'), convert_from(decode(s.raw_body, 'base64'), 'utf8')::jsonb,
-            'received', 'api', s.received_at
+            decode(s.body_sha256, 'hex'), 'received', 'api', s.received_at
        from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
             with ordinality as s(event_id, event_name, account_id, account_type, raw_body, body_sha256,
                                  received_at, position)

@@ -1,6 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Queryable } from '../../db/pool.ts';
 import type { Page } from '../../findings/queries.ts';
-import { rawTextUntilProcessed, withParsedBody } from '../../ingest/queries.ts';
+import { rawText, withParsedBody } from '../../ingest/queries.ts';
 
 export type Overview = {
   deliveries_last_hour: number;
@@ -90,12 +91,8 @@ export type TimelineEntry = {
 
 /** Every delivery and API snapshot about a payment or anything naming it, in arrival order. */
 export async function listPaymentTimeline(db: Queryable, paymentId: string): Promise<TimelineEntry[]> {
-  // A failed delivery's parsed body is not stored: it is parsed from its raw bytes here.
-  const { rows } = await db.query<TimelineEntry & { raw_text: string | null }>(
-    `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, e.body, ${rawTextUntilProcessed('e')},
-            exists (select 1 from events earlier
-                     where earlier.payment_id = $1::text
-                       and earlier.id < e.id and earlier.body -> 'data' = e.body -> 'data') as duplicate,
+  const { rows } = await db.query<Omit<TimelineEntry, 'body' | 'duplicate'> & { raw_text: string | null }>(
+    `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, ${rawText('e')},
             (select count(*) from event_conflicts c where c.event_id = e.event_id)::int as conflicts
        from events e
       where e.payment_id = $1::text
@@ -103,7 +100,35 @@ export async function listPaymentTimeline(db: Queryable, paymentId: string): Pro
       limit 500`,
     [paymentId],
   );
-  return rows.map(withParsedBody);
+  const entries = rows.map(withParsedBody) as Omit<TimelineEntry, 'duplicate'>[];
+  const duplicates = duplicateIds(entries);
+  return entries.map((entry) => ({ ...entry, duplicate: duplicates.has(entry.id) }));
+}
+
+/**
+ * The entries whose `data` equals that of an entry stored before them (a lower row id). Bodies are stored
+ * as raw bytes only, so this compares parsed bodies here; a cheap key of top-level names and plain values
+ * narrows the deep comparisons to likely matches.
+ */
+function duplicateIds(entries: { id: number; body: Record<string, unknown> | null }[]): Set<number> {
+  const earlierByKey = new Map<string, unknown[]>();
+  const duplicates = new Set<number>();
+  for (const { id, body } of [...entries].sort((a, b) => a.id - b.id)) {
+    const data = body?.data;
+    if (typeof data !== 'object' || data === null) continue;
+    const key = JSON.stringify(
+      Object.entries(data)
+        .map(([name, value]) => (typeof value === 'object' && value !== null ? [name] : [name, value]))
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    const earlier = earlierByKey.get(key);
+    if (earlier === undefined) earlierByKey.set(key, [data]);
+    else {
+      if (earlier.some((other) => isDeepStrictEqual(other, data))) duplicates.add(id);
+      earlier.push(data);
+    }
+  }
+  return duplicates;
 }
 
 /** The fee configuration a payment fee names, as synced: the console shows the formula's inputs. */
