@@ -10,7 +10,7 @@ const CONNECTIONS = 32;
 const BASELINE_BODY = JSON.stringify({ padding: 'x'.repeat(1450) });
 
 // One delivery as the baseline stores it: a single-row INSERT … ON CONFLICT DO NOTHING of the columns the
-// webhook's own insert writes (the raw bytes, not a parsed body: Tally stores that later, in the worker).
+// webhook's own insert writes (the raw bytes, the only copy of a body Tally keeps).
 function insertBaselineRow(pool: pg.Pool, n: number) {
   const raw = `${BASELINE_BODY}${n}`;
   return pool.query(
