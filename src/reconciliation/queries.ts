@@ -163,8 +163,8 @@ async function loadConfigurations(db: Queryable, accountIds: string[]) {
 
 /**
  * Loads what reconciliation knows of each payment id, in one query per table for all of them (plus two for
- * the fee configurations of all their sub accounts). Run it in a repeatable-read transaction: its queries then see one
- * snapshot, never a payment paired with fees of a snapshot committed in between.
+ * the fee configurations of all their sub accounts). Run it in a repeatable-read transaction: its queries
+ * then see one snapshot, never a payment paired with fees of a snapshot committed in between.
  */
 export async function loadPaymentFacts(
   db: Queryable,

@@ -21,10 +21,11 @@ const PAYMENTS = [
   'py_other_account',
 ];
 
-// Payments of three sub accounts (two synced, each with its own fee configuration), with what makes every kind of rule report: fees off the
-// configuration, a refund over the amount and an unknown returned fee, fees set on a checkout that never
-// arrived, disputes (one before its payment), an ACH return; and findings an earlier run left behind: one the
-// data no longer supports (resolved) and an accepted one whose actual value changed (superseded).
+// Payments of three sub accounts (two synced, each with its own fee configuration), with what makes every
+// kind of rule report: fees off the configuration, a refund over the amount and an unknown returned fee, fees
+// set on a checkout that never arrived, disputes (one before its payment), an ACH return; and findings an
+// earlier run left behind: one the data no longer supports (resolved) and an accepted one whose actual value
+// changed (superseded).
 async function seed(pool: pg.Pool): Promise<void> {
   await pool.query(`
     insert into payments (id, account_id, account_type, updated_at, event_row_id, snapshot, amount, currency, status,
