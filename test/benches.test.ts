@@ -1,25 +1,10 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { runScript } from './helpers/childProcess.ts';
 
 // The benchmarks' figures live in bench/, never in a timed test. Here each runs as a user runs it, with a
 // small count, so that a schema change cannot break one unnoticed and each still ends cleanly: exit 0 and no
 // error line (bench:worker once printed ~100 pool errors at exit). bench:ingest is left out: it needs wrk and
 // runs for minutes at any count.
-function run(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('benchmarks, run small', () => {
   it.each<{ name: string; args: string[]; env: Record<string, string>; shows: RegExp[] }>([
@@ -51,14 +36,14 @@ describe('benchmarks, run small', () => {
       shows: [/^purged the bodies of 2000 deliveries/m, /during purge: +\d+ requests, 0 non-2xx/],
     },
   ])('$name runs to the end against the current schema and exits cleanly', async ({ args, env, shows }) => {
-    const { code, stdout, stderr } = await run(args, env);
+    const { code, stdout, stderr } = await runScript(args, env);
     expect({ code, stderr: stderr.match(/.*error.*/gi) }).toEqual({ code: 0, stderr: null });
     expect(stdout).not.toMatch(/error/i);
     for (const pattern of shows) expect(stdout).toMatch(pattern);
   });
 
   it('a count that is not a positive whole number stops a bench at once with exit 2, naming it', async () => {
-    const { code, stdout, stderr } = await run(['bench/worker.ts', 'abc']);
+    const { code, stdout, stderr } = await runScript(['bench/worker.ts', 'abc']);
     expect({ code, stdout, stderr: stderr.trim() }).toEqual({
       code: 2,
       stdout: '',

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,19 +8,12 @@ import { closeServer, serve } from '../src/api/serve.ts';
 import { resolveDatabaseUrl } from '../src/cli/database.ts';
 import { recordedDeliverySchema } from '../src/ingest/recorded.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { runScript } from './helpers/childProcess.ts';
 import { paymentEvent, postSigned } from './helpers/deliveries.ts';
 
-/** Runs the real CLI as a user would, and collects what it prints. `undefined` unsets an inherited variable. */
-function tally(args: string[], env: Record<string, string | undefined> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The real CLI, as a user runs it. `undefined` unsets an inherited variable. */
+const tally = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runScript(['src/cli.ts', ...args], env);
 
 let source: TestApp;
 let target: TestApp;

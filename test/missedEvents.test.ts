@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from './helpers/app.ts';
+import { runScript } from './helpers/childProcess.ts';
 import { paymentEvent } from './helpers/deliveries.ts';
 import { deliver, settle } from './helpers/fixtures.ts';
 import { dumpProjections } from './helpers/projections.ts';
@@ -50,22 +51,6 @@ function apiPayment(
 
 const webhook = (name: string, data: object) =>
   JSON.stringify(paymentEvent({ account_id: ACCOUNT, event_name: name, data }));
-
-/** The CLI as a child process; asynchronous, so the simulator in this process goes on answering it. */
-function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['src/cli.ts', ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 async function runJob(name: string, payload: object = {}) {
   const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
@@ -296,21 +281,24 @@ describe('missed-event sweep', () => {
       }),
     });
     const since = ago(30 * 24 * HOUR).slice(0, 10);
-    const env = { ...process.env, ...provider.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'warn' };
-    const result = await runCli(['backfill', '--since', since, '--account', ACCOUNT], env);
+    const env = { ...provider.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'warn' };
+    const result = await runScript(['src/cli.ts', 'backfill', '--since', since, '--account', ACCOUNT], env);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('listed 7, new 1, newer 0, unchanged 6\n');
-    expect(result.status).toBe(0);
+    expect(result.code).toBe(0);
     await settle(t);
     expect((await t.pool.query(`select id from payments where id = 'py_sweep_history'`)).rows).toHaveLength(
       1,
     );
     expect((await openMissed()).map((row) => row.subject_id)).not.toContain('py_sweep_history');
-    const bad = await runCli(['backfill', '--since', 'yesterday'], env);
-    expect(bad.status).toBe(2);
+    const bad = await runScript(['src/cli.ts', 'backfill', '--since', 'yesterday'], env);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since must be a day, YYYY-MM-DD');
-    const badAccount = await runCli(['backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'], env);
-    expect(badAccount.status).toBe(2);
+    const badAccount = await runScript(
+      ['src/cli.ts', 'backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'],
+      env,
+    );
+    expect(badAccount.code).toBe(2);
     expect(badAccount.stderr).toContain('--account must be a sub account id');
   });
 
