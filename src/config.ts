@@ -55,6 +55,20 @@ const optionalCount = (unit: string) =>
         .optional(),
     );
 
+/** `cc:3,ach:5`: calendar days per payout type. */
+const daysPerPayoutType = commaList.transform((entries, context) => {
+  const days: Record<string, number> = {};
+  for (const entry of entries) {
+    const match = /^([a-z_]+):([1-9]\d*)$/.exec(entry);
+    if (!match) {
+      context.addIssue({ code: 'custom', message: `each entry must be type:days (e.g. cc:3), got ${entry}` });
+      return z.NEVER;
+    }
+    days[match[1] as string] = Number(match[2]);
+  }
+  return days;
+});
+
 const optionalText = z
   .string()
   .optional()
@@ -134,6 +148,20 @@ export const configSchema = z.object({
     .default([3, 1]),
   /** When the clock raises finding, dispute-deadline and digest alerts (cron, UTC). */
   SCHEDULE_ALERT_SCAN: cronExpression('* * * * *'),
+  /** When the clock runs the payout sync (cron, UTC). */
+  SCHEDULE_PAYOUT_SYNC: cronExpression('0 * * * *'),
+  /** The payout sync lists payouts created this many days back. */
+  PAYOUT_LOOKBACK_DAYS: integer(35),
+  /** Calendar days per payout type after which a succeeded payment in no payout is a finding. */
+  PAYOUT_EXPECTED_DAYS: daysPerPayoutType.default({ cc: 3, ach: 5 }),
+  /** A payout not `paid` this many hours after its `deposits_at` is overdue. */
+  PAYOUT_OVERDUE_HOURS: integer(24),
+  /** A bank credit matches a payout with a value date up to this many days after its `deposits_at`. */
+  BANK_MATCH_DAYS: integer(3),
+  /** Bank credits whose description contains this (case-insensitive) come from the provider. */
+  BANK_PROVIDER_PATTERN: z.string().min(1).default('JUSTIFI'),
+  /** More declines of one card than this within 24 hours is `card_declined_repeatedly`. */
+  DECLINE_ALERT_COUNT: integer(3),
   /** pino level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

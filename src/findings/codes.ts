@@ -27,6 +27,19 @@ export const FINDING_CODES = [
   'event_missed',
   'dispute_open',
   'dispute_lost',
+  'payout_total_mismatch',
+  'payout_line_mismatch',
+  'payout_payment_unknown',
+  'payment_paid_out_twice',
+  'payment_not_paid_out',
+  'payout_failed',
+  'payout_canceled',
+  'payout_overdue',
+  'payout_not_in_bank',
+  'bank_deposit_unmatched',
+  'bank_match_ambiguous',
+  'card_retried_against_advice',
+  'card_declined_repeatedly',
 ] as const satisfies readonly FindingCode[];
 
 // A code added to the FindingCode union and not here is a type error on this line.

@@ -30,7 +30,20 @@ export type FindingCode =
   | 'event_id_conflict'
   | 'event_missed'
   | 'dispute_open'
-  | 'dispute_lost';
+  | 'dispute_lost'
+  | 'payout_total_mismatch'
+  | 'payout_line_mismatch'
+  | 'payout_payment_unknown'
+  | 'payment_paid_out_twice'
+  | 'payment_not_paid_out'
+  | 'payout_failed'
+  | 'payout_canceled'
+  | 'payout_overdue'
+  | 'payout_not_in_bank'
+  | 'bank_deposit_unmatched'
+  | 'bank_match_ambiguous'
+  | 'card_retried_against_advice'
+  | 'card_declined_repeatedly';
 
 /** A finding as a reconciliation rule reports it, before the store gives it an id and a lifecycle. */
 export type FindingDraft = {
@@ -41,6 +54,8 @@ export type FindingDraft = {
   expected: unknown;
   actual: unknown;
   details: Record<string, unknown>;
+  /** Integer cents in the finding's currency that the finding puts at stake; null when it measures no money. */
+  atStake?: number | null;
   /** Set when findings of one run belong to different accounts (else the run's account is used). */
   accountId?: string;
   currency?: string;
