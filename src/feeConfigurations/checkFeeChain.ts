@@ -46,6 +46,7 @@ export function checkFeeChain(accountId: string, versions: FeeConfiguration[], n
         ...subject,
         expected: 'consecutive configurations meet exactly',
         actual: breaks.map((item) => item.kind),
+        atStake: null,
         details: { account_id: accountId, fee_type: feeType, breaks },
       });
     }
@@ -59,6 +60,7 @@ export function checkFeeChain(accountId: string, versions: FeeConfiguration[], n
           ...subject,
           expected: 'an active configuration with no end',
           actual: active ? `ends at ${last?.effectiveEnd?.toISOString()}` : null,
+          atStake: null,
           details: {
             account_id: accountId,
             fee_type: feeType,

@@ -60,6 +60,7 @@ export function compareFeeHistory(
         subjectId: version.id,
         expected: version,
         actual: null,
+        atStake: null,
         details: { change: 'vanished', account_id: version.accountId, fee_type: version.feeType },
       });
       continue;
@@ -74,6 +75,7 @@ export function compareFeeHistory(
         subjectId: version.id,
         expected: version,
         actual: now,
+        atStake: null,
         details: {
           change: 'fields',
           fields: changed,

@@ -54,8 +54,11 @@ export type FindingDraft = {
   expected: unknown;
   actual: unknown;
   details: Record<string, unknown>;
-  /** Integer cents in the finding's currency that the finding puts at stake; null when it measures no money. */
-  atStake?: number | null;
+  /**
+   * Integer cents in the finding's currency that the finding puts at stake, never negative (the direction is
+   * in expected and actual); null when it measures no money. Required, so no rule can leave it out.
+   */
+  atStake: number | null;
   /** Set when findings of one run belong to different accounts (else the run's account is used). */
   accountId?: string;
   currency?: string;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { FINDING_COLUMNS } from './queries.ts';
 import type { FindingStatus, WorkflowAction } from './workflow.ts';
 
 export type FindingHistoryRow = {
@@ -10,13 +11,10 @@ export type FindingHistoryRow = {
   created_at: Date;
 };
 
-const COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected, actual,
-                 details, first_seen_at, last_seen_at, resolved_at`;
-
 /** One finding by row id, or null; `forUpdate` locks it for a workflow change in the caller's transaction. */
 export async function findFinding(db: Queryable, id: number, forUpdate = false) {
   const { rows } = await db.query<Record<string, unknown> & { id: number; status: FindingStatus }>(
-    `select ${COLUMNS} from findings where id = $1::bigint ${forUpdate ? 'for update' : ''}`,
+    `select ${FINDING_COLUMNS} from findings where id = $1::bigint ${forUpdate ? 'for update' : ''}`,
     [id],
   );
   return rows[0] ?? null;

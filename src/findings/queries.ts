@@ -42,18 +42,18 @@ export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise
     [drafts],
   );
   await db.query(
-    `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, details,
-                           scope, first_seen_at, last_seen_at)
+    `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, at_stake,
+                           details, scope, first_seen_at, last_seen_at)
      select f.code, f.severity, f."subjectType", f."subjectId", coalesce(f."accountId", f."runAccountId"),
-            coalesce(f.currency, f."runCurrency"), f.expected, f.actual, f.details,
+            coalesce(f.currency, f."runCurrency"), f.expected, f.actual, f."atStake", f.details,
             f.scope, f."seenAt", f."seenAt"
        from jsonb_to_recordset($1::jsonb)
-            as f(code text, severity text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb, details jsonb,
-                 "accountId" text, currency text, scope text, "runAccountId" text, "runCurrency" text,
-                 "seenAt" timestamptz)
+            as f(code text, severity text, "subjectType" text, "subjectId" text, expected jsonb, actual jsonb,
+                 "atStake" bigint, details jsonb, "accountId" text, currency text, scope text, "runAccountId" text,
+                 "runCurrency" text, "seenAt" timestamptz)
      on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
-       details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
+       at_stake = excluded.at_stake, details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
        scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
     [drafts],
   );
@@ -113,30 +113,54 @@ export type FindingFilter = {
 };
 export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
+/** `newest`: by id, newest first; `at_stake`: most money at stake first, those that measure none last. */
+export const FINDING_ORDERS = ['newest', 'at_stake'] as const;
+export type FindingOrder = (typeof FINDING_ORDERS)[number];
+
+// The sort key of each order; money at stake is never negative, so -1 sorts the unmeasured last.
+const SORT_KEY: Record<FindingOrder, string[]> = {
+  newest: ['id'],
+  at_stake: ['coalesce(at_stake, -1)', 'id'],
+};
+
+// The sort key of the cursor's row ($n: its id): the page starts past it.
+const boundOf = (order: FindingOrder, n: number) =>
+  order === 'newest'
+    ? `$${n}::bigint`
+    : `(select ${SORT_KEY[order].join(', ')} from findings where id = $${n}::bigint)`;
+
 export type FindingRow = Record<string, unknown> & { id: number };
 
-const COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected, actual,
-                 details, first_seen_at, last_seen_at, resolved_at`;
+export const FINDING_COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected,
+                 actual, at_stake, details, first_seen_at, last_seen_at, resolved_at`;
 
 /**
- * Findings newest first, filtered, one page plus one row (so the caller knows if there is more).
+ * Findings in `order` (newest first unless told), filtered, one page plus one row (so the caller knows if
+ * there is more). The page's cursors are row ids: the sort key of the cursor's row bounds the page.
  * `paymentId` matches findings about the payment or anything of it (fees, refunds, returned fees).
  */
-export async function listFindings(db: Queryable, filter: FindingFilter, page: Page): Promise<FindingRow[]> {
+export async function listFindings(
+  db: Queryable,
+  filter: FindingFilter,
+  page: Page,
+  order: FindingOrder = 'newest',
+): Promise<FindingRow[]> {
   const backwards = page.beforeId !== null;
+  const key = `(${SORT_KEY[order].join(', ')})`;
+  const direction = backwards ? 'asc' : 'desc';
   const { rows } = await db.query<FindingRow>(
-    `select ${COLUMNS} from findings
+    `select ${FINDING_COLUMNS} from findings
       where ($1::text is null or code = $1::text)
         and ($2::text is null or status = $2::text)
         and ($3::text is null or subject_id = $3::text)
         and ($4::text is null or subject_id = $4::text or details->>'payment_id' = $4::text)
-        and ($5::bigint is null or id < $5::bigint)
-        and ($6::bigint is null or id > $6::bigint)
+        and ($5::bigint is null or ${key} < ${boundOf(order, 5)})
+        and ($6::bigint is null or ${key} > ${boundOf(order, 6)})
         and ($8::text is null or account_id = $8::text)
         and ($9::text is null or currency = $9::text)
         and ($10::timestamptz is null or first_seen_at >= $10::timestamptz)
         and ($11::timestamptz is null or first_seen_at < $11::timestamptz)
-      order by id ${backwards ? 'asc' : 'desc'}
+      order by ${SORT_KEY[order].map((term) => `${term} ${direction}`).join(', ')}
       limit $7::int`,
     [
       filter.code ?? null,

@@ -61,22 +61,29 @@ function digestMessage(alert: AlertRow): Rendered {
     color: 'warning',
     fields: [
       ...p.by_code.map((c) => field(c.code, c.alerts)),
-      ...p.top.map((item) => field(`${item.code} ${item.subject_id}`, money(item.at_stake, item.currency))),
+      ...p.top.map((item) =>
+        field(
+          `${item.code} ${item.subject_id}`,
+          item.at_stake === null ? '—' : money(item.at_stake, item.currency),
+        ),
+      ),
     ],
   };
 }
 
 function findingMessage(alert: AlertRow): Rendered {
   const p = alert.payload;
+  // A finding that measures no money (at_stake null) names none rather than a zero.
+  const stake = typeof p.at_stake === 'number' ? `: ${money(p.at_stake, p.currency)} at stake` : '';
   return {
-    text: `Finding ${p.code} (${p.severity}) opened on ${p.subject_type} ${p.subject_id}: ${money(p.at_stake, p.currency)} at stake. Console: ${p.console_path}`,
+    text: `Finding ${p.code} (${p.severity}) opened on ${p.subject_type} ${p.subject_id}${stake}. Console: ${p.console_path}`,
     color: p.severity === 'error' ? 'danger' : 'warning',
     fields: [
       field('Code', p.code),
       field('Severity', p.severity),
       field('Subject', `${p.subject_type} ${p.subject_id}`),
       field('Account', p.account_id),
-      field('At stake', money(p.at_stake, p.currency)),
+      field('At stake', typeof p.at_stake === 'number' ? money(p.at_stake, p.currency) : '—'),
       field('Expected / actual', `${JSON.stringify(p.expected)} / ${JSON.stringify(p.actual)}`),
     ],
   };

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import { AT_STAKE } from '../reports/dailyQueries.ts';
 
 export type OpenedFinding = {
   id: number;
@@ -13,8 +12,8 @@ export type OpenedFinding = {
   actual: unknown;
   details: Record<string, unknown>;
   first_seen_at: Date;
-  /** Cents: the gap between expected and actual, or the amount concerned (as the daily report counts it). */
-  at_stake: number;
+  /** Cents, as the finding's rule measured them; null when it measures no money. */
+  at_stake: number | null;
 };
 
 /**
@@ -31,7 +30,7 @@ export async function takeOpenedFindings(db: Queryable, codes: string[], limit: 
        returning finding_id, code),
      counted as (select count(*)::int as taken from taken)
      select counted.taken, f.id, f.code, f.severity, f.subject_type, f.subject_id, f.account_id, f.currency,
-            f.expected, f.actual, f.details, f.first_seen_at, (${AT_STAKE})::bigint as at_stake
+            f.expected, f.actual, f.details, f.first_seen_at, f.at_stake
        from counted
        left join (taken t join findings f on f.id = t.finding_id
                   and t.code = any($1::text[]) and f.status <> 'resolved') on true

@@ -53,6 +53,7 @@ export function checkCaptureExpiry(authorizations: Authorization[], thresholdsHo
       subjectId: authorization.paymentId,
       expected: expiresAt.toISOString(),
       actual: null,
+      atStake: authorization.amount,
       details: { ...facts, threshold_hours: crossed },
       accountId: authorization.accountId,
       currency: authorization.currency,

@@ -11,9 +11,10 @@ export const DIGEST_CONSOLE_PATH = '/console/findings?status=open';
 
 type Stake = { currency: string; cents: number };
 
-// What an alert puts at stake: a finding's gap (or amount), an authorization's or dispute's amount.
+// What an alert puts at stake: a finding's `at_stake` as its rule measured it (none when null), an
+// authorization's or a dispute deadline's amount.
 function stakeOf(alert: WaitingAlert): Stake | null {
-  const cents = typeof alert.payload.at_stake === 'number' ? alert.payload.at_stake : alert.payload.amount;
+  const cents = Object.hasOwn(alert.payload, 'at_stake') ? alert.payload.at_stake : alert.payload.amount;
   const currency = alert.payload.currency;
   return typeof cents === 'number' && typeof currency === 'string' ? { currency, cents } : null;
 }

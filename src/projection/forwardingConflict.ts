@@ -23,6 +23,7 @@ export function forwardingConflict(requestId: string, outcomes: Outcome[]): Find
     subjectId: requestId,
     expected: 'one terminal outcome',
     actual: distinct.map((outcome) => outcome.status),
+    atStake: null,
     details: {
       outcomes: distinct.map((outcome) => ({
         status: outcome.status,

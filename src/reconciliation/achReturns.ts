@@ -165,6 +165,7 @@ export function checkAchReturn({ payment }: PaymentFacts): FindingDraft[] {
       subjectId: payment.id,
       expected: null,
       actual: code,
+      atStake: payment.amount,
       details: {
         code,
         known: known !== undefined,

@@ -23,6 +23,8 @@ export function checkCheckoutFees({ payment, fees, checkout }: PaymentFacts): Fi
       subjectId: checkout.id,
       expected: Object.fromEntries(differences.map((d) => [d.type, d.expected])),
       actual: Object.fromEntries(differences.map((d) => [d.type, d.actual])),
+      // A fee the payment does not carry at all is missing whole.
+      atStake: differences.reduce((sum, d) => sum + Math.abs(d.expected - (d.actual ?? 0)), 0),
       details: { payment_id: payment.id, differences },
     },
   ];

@@ -14,6 +14,7 @@ export function disputeFindings(dispute: DisputeRow): FindingDraft[] {
     ...(dispute.currency ? { currency: dispute.currency } : {}),
     expected: null,
     actual: dispute.amount,
+    atStake: dispute.amount,
   };
   const details = {
     payment_id: dispute.paymentId,

@@ -41,6 +41,19 @@ export function checkFeeConfigurations(facts: PaymentFacts): FindingDraft[] {
     .flatMap((fee) => checkFee(facts.payment, fee, configurations, createdAt));
 }
 
+// The configuration of `feeType` in effect at `at`: what the fee should have been priced by.
+const effectiveOfType = (configurations: FeeConfiguration[], feeType: string, at: Date) =>
+  configurations.find((c) => c.feeType === feeType && isEffectiveAt(c, at));
+
+/**
+ * What a fee judged against the wrong configuration puts at stake: the difference between what was charged
+ * and what the right one gives by the same formula, either way. Null when no configuration of the right
+ * type was in effect (the chain and base findings say so): nothing to measure against.
+ */
+function stakeAgainst(payment: PaymentRow, fee: PaymentFeeRow, right: FeeConfiguration | undefined) {
+  return right === undefined ? null : Math.abs(fee.amount - calculateFee(payment.amount, right));
+}
+
 function checkFee(
   payment: PaymentRow,
   fee: PaymentFeeRow,
@@ -57,6 +70,8 @@ function checkFee(
         ...subject,
         expected: null,
         actual: fee.sourceConfigurationId,
+        // Nothing known prices it: the whole fee is unproven.
+        atStake: fee.amount,
         details: {
           payment_id: payment.id,
           source_configuration_id: fee.sourceConfigurationId,
@@ -74,6 +89,7 @@ function checkFee(
       ...subject,
       expected: { effective_start: configuration.effectiveStart, effective_end: configuration.effectiveEnd },
       actual: createdAt,
+      atStake: stakeAgainst(payment, fee, effectiveOfType(configurations, configuration.feeType, createdAt)),
       details: { payment_id: payment.id, payment_created_at: createdAt, configuration: described },
     });
   }
@@ -86,6 +102,7 @@ function checkFee(
       ...subject,
       expected: expectedType,
       actual: configuration.feeType,
+      atStake: stakeAgainst(payment, fee, effectiveOfType(configurations, expectedType, createdAt)),
       details: {
         payment_id: payment.id,
         fee_type: fee.type,
@@ -104,6 +121,7 @@ function checkFee(
       ...subject,
       expected: expectedAmount,
       actual: fee.amount,
+      atStake: Math.abs(fee.amount - expectedAmount),
       details: {
         payment_id: payment.id,
         payment_amount: payment.amount,

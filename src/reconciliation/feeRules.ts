@@ -24,6 +24,7 @@ export function checkFeeTotal(facts: PaymentFacts): FindingDraft[] {
       subjectId: payment.id,
       expected: payment.feeAmount,
       actual: total,
+      atStake: Math.abs(payment.feeAmount - total),
       details: {
         fee_amount: payment.feeAmount,
         sum_of_fees: total,
@@ -50,6 +51,7 @@ export function checkPlatformFee(facts: PaymentFacts): FindingDraft[] {
       subjectId: payment.id,
       expected: calculateFee(payment.amount, platform),
       actual: 0,
+      atStake: calculateFee(payment.amount, platform),
       details: { configuration: describeConfiguration(platform), payment_created_at: createdAt },
     },
   ];

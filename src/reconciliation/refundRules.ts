@@ -19,6 +19,7 @@ export function checkRefundTotal({ payment, refunds }: PaymentFacts): FindingDra
       subjectId: payment.id,
       expected: payment.amount,
       actual: refunded,
+      atStake: refunded - payment.amount,
       details: { refunds: counted.map((refund) => ({ id: refund.id, amount: refund.amount })) },
     },
   ];
@@ -63,6 +64,7 @@ export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): Fin
           ...subject,
           expected: fee.amount,
           actual: returned.originalAmount,
+          atStake: Math.abs(returned.originalAmount - fee.amount),
           details: context,
         });
       }
@@ -74,6 +76,8 @@ export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): Fin
           // What was left to return; an earlier over-return leaves nothing.
           expected: Math.max(0, fee.amount - before),
           actual: returned.returnedAmount,
+          // What was returned beyond what was left of the fee.
+          atStake: after - Math.max(before, fee.amount),
           details: { ...context, returned_before: before },
         });
       }
@@ -84,12 +88,21 @@ export function checkReturnedFees({ payment, fees, refunds }: PaymentFacts): Fin
           ...subject,
           expected: fee.amount - after,
           actual: returned.remainingAmount,
+          atStake: Math.abs(returned.remainingAmount - (fee.amount - after)),
           details: { ...context, returned_so_far: after },
         });
       }
     }
   }
   return findings;
+}
+
+// Money returned against fees the payment does not have; null when no amount was stated.
+function returnedAmountOf(returnedFees: RefundWithReturnedFees['returnedFees']): number | null {
+  const stated = returnedFees.flatMap((returned) =>
+    returned.returnedAmount === null ? [] : [returned.returnedAmount],
+  );
+  return stated.length === 0 ? null : stated.reduce((sum, amount) => sum + amount, 0);
 }
 
 /**
@@ -110,6 +123,7 @@ function returnedFeesUnknown(
     subjectId: refundId,
     expected: fees.map((candidate) => candidate.id),
     actual: unknown.map((returned) => returned.paymentFeeId),
+    atStake: returnedAmountOf(unknown),
     details: {
       payment_id: paymentId,
       returned_fees: unknown.map((returned) => ({ id: returned.id, payment_fee_id: returned.paymentFeeId })),
@@ -141,6 +155,7 @@ export function checkFeeRemaining({ payment, fees, refunds }: PaymentFacts): Fin
         subjectId: fee.id,
         expected: fee.amount - returned,
         actual: fee.remainingAmount,
+        atStake: Math.abs(fee.remainingAmount - (fee.amount - returned)),
         details: { payment_id: payment.id, fee_amount: fee.amount, returned_by_succeeded_refunds: returned },
       },
     ];

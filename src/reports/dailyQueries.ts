@@ -129,17 +129,13 @@ export type OpenFindingRow = {
   currency: string | null;
   code: string;
   findings: number;
-  at_stake: number;
+  /** The sum of the findings' `at_stake`; null when none of them measures money. */
+  at_stake: number | null;
 };
 
-// Money at stake: the gap between expected and actual cents, or the amount a finding is about.
-export const AT_STAKE = `case when jsonb_typeof(f.expected) = 'number' and jsonb_typeof(f.actual) = 'number'
-                               then abs((f.expected)::text::numeric - (f.actual)::text::numeric)
-                             when jsonb_typeof(f.details->'amount') = 'number' then (f.details->>'amount')::numeric
-                             else 0 end`;
-
 /**
- * Findings open (acknowledged included; accepted ones are reported apart) at `until`, by code, with the money at stake. The account type comes from what Tally
+ * Findings open (acknowledged included; accepted ones are reported apart) at `until`, by code, with the money at
+ * stake as their rules measured it (null where none measures money). The account type comes from what Tally
  * projected for the account (findings about an account never seen in payments count as `unknown`).
  */
 export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenFindingRow[]> {
@@ -149,7 +145,7 @@ export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenF
        union select account_id, account_type from forwarding_requests
      )
      select coalesce(a.account_type, 'unknown') as account_type, f.currency, f.code, count(*)::int as findings,
-            coalesce(sum(${AT_STAKE}), 0)::bigint as at_stake
+            sum(f.at_stake)::bigint as at_stake
        from findings f left join accounts a on a.account_id = f.account_id
       where f.first_seen_at < $1::timestamptz
         and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))
@@ -160,7 +156,7 @@ export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenF
   return rows;
 }
 
-/** The open findings with the most money at stake, for the report's links to payment detail. */
+/** The open findings with the most money at stake (those measuring none left out), linked to their payment. */
 export async function listTopFindings(db: Queryable, until: Date, limit: number) {
   const { rows } = await db.query<{
     id: number;
@@ -174,11 +170,11 @@ export async function listTopFindings(db: Queryable, until: Date, limit: number)
   }>(
     `select f.id, f.code, f.severity, f.subject_type, f.subject_id, f.currency,
             case when f.subject_type = 'payment' then f.subject_id else f.details->>'payment_id' end as payment_id,
-            (${AT_STAKE})::bigint as at_stake
+            f.at_stake
        from findings f
-      where f.first_seen_at < $1::timestamptz
+      where f.first_seen_at < $1::timestamptz and f.at_stake is not null
         and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))
-      order by at_stake desc, f.id
+      order by f.at_stake desc, f.id
       limit $2::int`,
     [until, limit],
   );

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { AT_STAKE, type OpenFindingRow } from './dailyQueries.ts';
+import type { OpenFindingRow } from './dailyQueries.ts';
 
 const ACCOUNTS = `accounts as (
        select account_id, account_type from payments union select account_id, account_type from checkouts
@@ -11,7 +11,7 @@ export async function sumAcceptedFindings(db: Queryable, until: Date): Promise<O
   const { rows } = await db.query<OpenFindingRow>(
     `with ${ACCOUNTS}
      select coalesce(a.account_type, 'unknown') as account_type, f.currency, f.code, count(*)::int as findings,
-            coalesce(sum(${AT_STAKE}), 0)::bigint as at_stake
+            sum(f.at_stake)::bigint as at_stake
        from findings f left join accounts a on a.account_id = f.account_id
       where f.first_seen_at < $1::timestamptz and f.status = 'accepted'
       group by 1, 2, 3

@@ -37,6 +37,17 @@ export function outcomeOf(object: ApiObject, projected: ProjectedState | undefin
   return 'unchanged';
 }
 
+/**
+ * A missed payment puts its amount at stake, as the API shows it; a forwarding request moves no money of
+ * the merchant's. Null when the API object carries no whole-cent amount.
+ */
+function missedPaymentAmount(raw: unknown): { amount: number; currency: string | null } | null {
+  const object = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  if (!Number.isSafeInteger(object.amount)) return null;
+  const currency = typeof object.currency === 'string' && object.currency !== '' ? object.currency : null;
+  return { amount: Math.abs(object.amount as number), currency };
+}
+
 const SUBJECT_TYPE = { payments: 'payment', forwarding_requests: 'forwarding_request' } as const;
 
 /**
@@ -52,14 +63,17 @@ export function missedFinding(
   if (object.id === null || object.updatedAt === null || object.updatedAt > context.graceEnd) return null;
   const delivered = projected?.deliveredUpdatedAt ?? null;
   if (delivered !== null && delivered >= object.updatedAt) return null;
+  const payment = resource === 'payments' ? missedPaymentAmount(object.raw) : null;
   return {
     code: 'event_missed',
     severity: 'error',
     subjectType: SUBJECT_TYPE[resource],
     subjectId: object.id,
     accountId: context.accountId,
+    ...(payment?.currency ? { currency: payment.currency } : {}),
     expected: object.updatedAt.toISOString(),
     actual: delivered?.toISOString() ?? null,
+    atStake: payment?.amount ?? null,
     details: {
       missing: delivered === null ? 'object' : 'newer_state',
       api_updated_at: object.updatedAt.toISOString(),

@@ -2,7 +2,7 @@ import express, { type Request, type Router } from 'express';
 import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
-import { type FindingFilter, listFindings } from '../../findings/queries.ts';
+import { FINDING_ORDERS, type FindingFilter, listFindings } from '../../findings/queries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { sumOpenFindings } from '../../reports/dailyQueries.ts';
 import type { AppDeps } from '../deps.ts';
@@ -58,11 +58,14 @@ export function findingPages(deps: AppDeps): Router {
 
   router.get('/findings', async (req, res) => {
     const { filter, query } = findingFilterOf(req.query);
+    const { sort } = parseQuery(z.object({ sort: oneOf(FINDING_ORDERS).optional() }), req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listFindings(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginate(await listFindings(deps.pool, filter, page, sort), page);
     renderPage(req, res, 'findings', {
       findings: data,
       query,
+      sort: sort ?? 'newest',
+      sortQuery: new URLSearchParams([...filterFields(req), ['sort', 'at_stake']]).toString(),
       statuses: FINDING_STATUSES,
       links: pageLinks(req, pageInfo),
       bulkLimit: BULK_LIMIT,

@@ -20,9 +20,6 @@ const helpers = {
   time,
   /** A stored body or value for reading: card numbers cut to the last four, indented JSON. */
   json: (value: unknown) => JSON.stringify(redactCardNumbers(value), null, 2) ?? 'null',
-  /** A finding's money at stake, when its expected and actual are amounts. */
-  difference: (expected: unknown, actual: unknown) =>
-    typeof expected === 'number' && typeof actual === 'number' ? actual - expected : null,
 };
 
 /** Links to the previous and next page that keep the current filters. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Pool } from '../../db/pool.ts';
 import { changeFinding, WorkflowError } from '../../findings/changeFindings.ts';
 import { findFinding, listFindingHistory } from '../../findings/historyQueries.ts';
-import { listFindings } from '../../findings/queries.ts';
+import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
@@ -19,6 +19,7 @@ const findingsQuery = z.object({
   subject_id: text().optional(),
   account_id: text().optional(),
   currency: text().optional(),
+  sort: oneOf(FINDING_ORDERS).optional(),
 });
 
 // A note is free text: newlines and tabs are fine, other control characters and broken text are not.
@@ -46,7 +47,7 @@ export function findingRoutes(deps: AppDeps): Router {
       accountId: query.account_id,
       currency: query.currency,
     };
-    const rows = await listFindings(deps.pool, filter, page);
+    const rows = await listFindings(deps.pool, filter, page, query.sort);
     const { data, pageInfo } = paginate(rows, page);
     res.json(list(data.map(presentFinding), pageInfo));
   });
