@@ -39,6 +39,7 @@ const mismatch = (paymentId: string, expected: number, actual: number): FindingD
   subjectId: paymentId,
   expected,
   actual,
+  atStake: Math.abs(expected - actual),
   details: { payment_id: paymentId },
 });
 
@@ -225,6 +226,7 @@ describe('digests', () => {
         subjectId: 'py_d3',
         expected: null,
         actual: null,
+        atStake: 7000,
         details: { amount: 7000, code: 'R01' },
       },
     ]);

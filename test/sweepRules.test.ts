@@ -36,6 +36,8 @@ describe('missedFinding', () => {
       accountId: 'acc_1',
       expected: '2026-11-20T11:00:00.000Z',
       actual: null,
+      // The API object states no amount.
+      atStake: null,
       details: {
         missing: 'object',
         api_updated_at: '2026-11-20T11:00:00.000Z',

@@ -7,7 +7,7 @@ const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 
  * take two rows for one key in one statement, and a run that failed on it would record nothing at all.
  * A rule reports each key once (returned_fee_unknown lists every unknown returned fee of a refund in one
  * draft); should one ever report a key twice, nothing is dropped: the first draft stands, with the most
- * severe severity, and the others' expected, actual and details are kept in its `details.also_reported`.
+ * severe severity, and the others' expected, actual, at_stake and details are kept in its `details.also_reported`.
  */
 export function mergeDraftsBySubject(drafts: FindingDraft[]): FindingDraft[] {
   const merged = new Map<string, FindingDraft>();
@@ -27,7 +27,7 @@ export function mergeDraftsBySubject(drafts: FindingDraft[]): FindingDraft[] {
         ...first.details,
         also_reported: [
           ...alsoReported,
-          { expected: draft.expected, actual: draft.actual, details: draft.details },
+          { expected: draft.expected, actual: draft.actual, at_stake: draft.atStake, details: draft.details },
         ],
       },
     });

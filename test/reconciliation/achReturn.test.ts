@@ -28,6 +28,7 @@ describe('ach_return', () => {
         subjectId: 'py_1',
         expected: null,
         actual: 'INSUFFICIENT_FUNDS',
+        atStake: 5000,
         details: {
           code: 'INSUFFICIENT_FUNDS',
           known: true,
@@ -55,6 +56,7 @@ describe('ach_return', () => {
         subjectId: 'py_1',
         expected: null,
         actual: 'PAYMENT_STOPPED',
+        atStake: 5000,
         details: {
           code: 'PAYMENT_STOPPED',
           known: true,

@@ -6,7 +6,7 @@ import { facts, fee, platform } from './fixtures.ts';
 
 type Difference = { type: string; expected: number; actual: number | null };
 
-function checkoutMismatch(differences: Difference[]): FindingDraft {
+function checkoutMismatch(differences: Difference[], atStake: number): FindingDraft {
   return {
     code: 'checkout_fee_mismatch',
     severity: 'error',
@@ -14,6 +14,7 @@ function checkoutMismatch(differences: Difference[]): FindingDraft {
     subjectId: 'cho_1',
     expected: Object.fromEntries(differences.map((d) => [d.type, d.expected])),
     actual: Object.fromEntries(differences.map((d) => [d.type, d.actual])),
+    atStake,
     details: { payment_id: 'py_1', differences },
   };
 }
@@ -38,19 +39,19 @@ describe('checkout_fee_mismatch: fees set on a checkout reach its payment as exp
       name: 'a different amount is a mismatch naming both amounts',
       checkout: [{ type: 'platform_fee', amount: 100 }],
       fees: [fee('pyfee_platform', 'platform_fee', 80, null)],
-      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 100, actual: 80 }])],
+      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 100, actual: 80 }], 20)],
     },
     {
       name: 'a fee missing from the payment is a mismatch with no actual amount',
       checkout: [{ type: 'platform_fee', amount: 100 }],
       fees: [],
-      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 100, actual: null }])],
+      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 100, actual: null }], 100)],
     },
     {
       name: 'a fee priced by a configuration is not the explicit fee the checkout set',
       checkout: [{ type: 'platform_fee', amount: 62 }],
       fees: [fee('pyfee_platform', 'platform_fee', 62, platform)],
-      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 62, actual: null }])],
+      findings: [checkoutMismatch([{ type: 'platform_fee', expected: 62, actual: null }], 62)],
     },
     {
       name: 'every differing type is listed in one finding; matching types are not',
@@ -64,10 +65,13 @@ describe('checkout_fee_mismatch: fees set on a checkout reach its payment as exp
         fee('pyfee_proc', 'processing_fee', 290, null),
       ],
       findings: [
-        checkoutMismatch([
-          { type: 'processing_fee', expected: 300, actual: 290 },
-          { type: 'other_fee', expected: 5, actual: null },
-        ]),
+        checkoutMismatch(
+          [
+            { type: 'processing_fee', expected: 300, actual: 290 },
+            { type: 'other_fee', expected: 5, actual: null },
+          ],
+          10 + 5,
+        ),
       ],
     },
   ])('$name', ({ checkout, fees, findings }) => {

@@ -30,6 +30,7 @@ describe('disputes of a payment', () => {
         currency: 'usd',
         expected: null,
         actual: 2500,
+        atStake: 2500,
         details: {
           payment_id: 'py_1',
           amount: 2500,
@@ -47,6 +48,7 @@ describe('disputes of a payment', () => {
         currency: 'usd',
         expected: null,
         actual: 4200,
+        atStake: 4200,
         details: {
           payment_id: 'py_1',
           amount: 4200,

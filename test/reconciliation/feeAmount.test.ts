@@ -67,7 +67,7 @@ describe('fee_configuration_unknown', () => {
       name: 'a fee sourced from a configuration missing from the history is unknown, and nothing else is checked',
       fees: [fee('pyfee_proc', 'processing_fee', 9999, 'sfc_gone'), platformFee],
       configurations: ALL,
-      findings: [unknownConfiguration('pyfee_proc', 'sfc_gone', null)],
+      findings: [unknownConfiguration('pyfee_proc', 'sfc_gone', null, 9999)],
     },
     {
       name: 'every fee with an unknown source is reported on its own',
@@ -77,15 +77,15 @@ describe('fee_configuration_unknown', () => {
       ],
       configurations: ALL,
       findings: [
-        unknownConfiguration('pyfee_proc', 'sfc_gone', null),
-        unknownConfiguration('pyfee_platform', 'sfc_gone_too', null),
+        unknownConfiguration('pyfee_proc', 'sfc_gone', null, 334),
+        unknownConfiguration('pyfee_platform', 'sfc_gone_too', null, 62),
       ],
     },
     {
       name: 'an empty configuration history makes every sourced fee unknown, naming its source fee type',
       fees: [fee('pyfee_proc', 'processing_fee', 334, visaEcomm)],
       configurations: [],
-      findings: [unknownConfiguration('pyfee_proc', 'sfc_visa_ecomm', 'visa_brand_ecomm')],
+      findings: [unknownConfiguration('pyfee_proc', 'sfc_visa_ecomm', 'visa_brand_ecomm', 334)],
     },
   ])('$name', runFeeCase);
 });

@@ -23,14 +23,16 @@ describe('fee_configuration_not_applicable', () => {
       name: 'a visa payment priced by the base configuration while the visa brand configuration is effective',
       fees: [fee('pyfee_proc', 'processing_fee', 413, ecommV2), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', ecommV2)],
+      findings: [notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', ecommV2, 413 - 334)],
     },
     {
       name: 'a mastercard payment priced by the visa brand configuration',
       payment: mastercard,
       fees: [fee('pyfee_proc', 'processing_fee', 334, visaEcomm), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm, mastercard)],
+      findings: [
+        notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm, 413 - 334, mastercard),
+      ],
     },
     {
       name: 'a visa card-present payment priced by the ecomm configuration',
@@ -38,7 +40,14 @@ describe('fee_configuration_not_applicable', () => {
       fees: [fee('pyfee_proc', 'processing_fee', 413, ecommV2), platformFee],
       configurations: ALL,
       findings: [
-        notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_card_present', ecommV2, cardPresent),
+        notApplicable(
+          'pyfee_proc',
+          'processing_fee',
+          'visa_brand_card_present',
+          ecommV2,
+          413 - 277,
+          cardPresent,
+        ),
       ],
     },
     {
@@ -47,7 +56,7 @@ describe('fee_configuration_not_applicable', () => {
       fees: [fee('pyfee_proc', 'processing_fee', 413, ecommV2), platformFee],
       configurations: ALL,
       findings: [
-        notApplicable('pyfee_proc', 'processing_fee', 'processing_card_present', ecommV2, {
+        notApplicable('pyfee_proc', 'processing_fee', 'processing_card_present', ecommV2, 413 - 331, {
           ...cardPresent,
           ...mastercard,
         }),
@@ -57,7 +66,9 @@ describe('fee_configuration_not_applicable', () => {
       name: 'a visa card-not-present payment priced by the visa card-present configuration',
       fees: [fee('pyfee_proc', 'processing_fee', 277, visaCardPresent), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', visaCardPresent)],
+      findings: [
+        notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', visaCardPresent, 334 - 277),
+      ],
     },
     {
       name: 'an expedited ACH payment priced by processing_ach',
@@ -65,7 +76,7 @@ describe('fee_configuration_not_applicable', () => {
       fees: [fee('pyfee_proc', 'processing_fee', 99, achStandard), platformFee],
       configurations: ALL,
       findings: [
-        notApplicable('pyfee_proc', 'processing_fee', 'processing_ach_expedited', achStandard, {
+        notApplicable('pyfee_proc', 'processing_fee', 'processing_ach_expedited', achStandard, 185 - 99, {
           ...ach,
           expedited: true,
         }),
@@ -76,14 +87,16 @@ describe('fee_configuration_not_applicable', () => {
       payment: ach,
       fees: [fee('pyfee_proc', 'processing_fee', 185, achExpedited), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'processing_ach', achExpedited, ach)],
+      findings: [
+        notApplicable('pyfee_proc', 'processing_fee', 'processing_ach', achExpedited, 185 - 99, ach),
+      ],
     },
     {
       name: 'an ACH payment priced by a card configuration',
       payment: ach,
       fees: [fee('pyfee_proc', 'processing_fee', 413, ecommV2), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'processing_ach', ecommV2, ach)],
+      findings: [notApplicable('pyfee_proc', 'processing_fee', 'processing_ach', ecommV2, 413 - 99, ach)],
     },
     {
       name: 'a platform fee sourced from a processing configuration',
@@ -92,13 +105,13 @@ describe('fee_configuration_not_applicable', () => {
         fee('pyfee_platform', 'platform_fee', 334, visaEcomm),
       ],
       configurations: ALL,
-      findings: [notApplicable('pyfee_platform', 'platform_fee', 'platform', visaEcomm)],
+      findings: [notApplicable('pyfee_platform', 'platform_fee', 'platform', visaEcomm, 334 - 62)],
     },
     {
       name: 'a processing fee sourced from the platform configuration',
       fees: [fee('pyfee_proc', 'processing_fee', 62, platform), platformFee],
       configurations: ALL,
-      findings: [notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', platform)],
+      findings: [notApplicable('pyfee_proc', 'processing_fee', 'visa_brand_ecomm', platform, 334 - 62)],
     },
     {
       name: 'a payment of unknown method kind is not checked for applicability',

@@ -24,14 +24,16 @@ describe('fee_configuration_not_effective (start-inclusive, end-exclusive)', () 
       payment: { ...mastercard, createdAt: t('2023-12-31T23:59:59.999Z') },
       fees: [fee('pyfee_proc', 'processing_fee', 388, ecommV1)],
       configurations: BASES,
-      findings: [notEffective('pyfee_proc', ecommV1, t('2023-12-31T23:59:59.999Z'))],
+      // No base configuration was in effect yet: nothing to measure the fee against.
+      findings: [notEffective('pyfee_proc', ecommV1, t('2023-12-31T23:59:59.999Z'), null)],
     },
     {
       name: 'a payment created exactly at the configuration end is outside its window (end is exclusive)',
       payment: { ...mastercard, createdAt: t('2024-06-01T00:00:00Z') },
       fees: [fee('pyfee_proc', 'processing_fee', 388, ecommV1)],
       configurations: BASES,
-      findings: [notEffective('pyfee_proc', ecommV1, t('2024-06-01T00:00:00Z'))],
+      // ecommV2, in effect then, gives 413 ¢.
+      findings: [notEffective('pyfee_proc', ecommV1, t('2024-06-01T00:00:00Z'), 413 - 388)],
     },
     {
       name: 'a payment created exactly at the configuration start is inside its window (start is inclusive)',
@@ -53,8 +55,9 @@ describe('fee_configuration_not_effective (start-inclusive, end-exclusive)', () 
       fees: [fee('pyfee_proc', 'processing_fee', 334, visaEcomm), platformFee],
       configurations: ALL,
       findings: [
-        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z')),
-        notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm),
+        // No visa brand configuration is in effect then; the base one, ecommV2, gives 413 ¢.
+        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z'), null),
+        notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm, 413 - 334),
       ],
     },
     {
@@ -64,7 +67,7 @@ describe('fee_configuration_not_effective (start-inclusive, end-exclusive)', () 
         fee('pyfee_platform', 'platform_fee', 62, retiredPlatform),
       ],
       configurations: [...WITHOUT_PLATFORM, retiredPlatform],
-      findings: [notEffective('pyfee_platform', retiredPlatform, CREATED_AT)],
+      findings: [notEffective('pyfee_platform', retiredPlatform, CREATED_AT, null)],
     },
   ])('$name', runFeeCase);
 });

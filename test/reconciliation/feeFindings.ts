@@ -15,6 +15,7 @@ export function totalMismatch(feeAmount: number, sumOfFees: number, fees: Paymen
     subjectId: 'py_1',
     expected: feeAmount,
     actual: sumOfFees,
+    atStake: Math.abs(feeAmount - sumOfFees),
     details: {
       fee_amount: feeAmount,
       sum_of_fees: sumOfFees,
@@ -38,6 +39,7 @@ export function amountMismatch(
     subjectId: feeId,
     expected,
     actual,
+    atStake: Math.abs(expected - actual),
     details: {
       payment_id: 'py_1',
       payment_amount: paymentAmount,
@@ -51,6 +53,7 @@ export function unknownConfiguration(
   feeId: string,
   sourceId: string,
   sourceFeeType: string | null,
+  feeAmount: number,
 ): FindingDraft {
   return {
     code: 'fee_configuration_unknown',
@@ -59,11 +62,18 @@ export function unknownConfiguration(
     subjectId: feeId,
     expected: null,
     actual: sourceId,
+    atStake: feeAmount,
     details: { payment_id: 'py_1', source_configuration_id: sourceId, source_fee_type: sourceFeeType },
   };
 }
 
-export function notEffective(feeId: string, configuration: FeeConfiguration, createdAt: Date): FindingDraft {
+/** `atStake`: charged vs what the configuration of the same type in effect at `createdAt` gives. */
+export function notEffective(
+  feeId: string,
+  configuration: FeeConfiguration,
+  createdAt: Date,
+  atStake: number | null,
+): FindingDraft {
   return {
     code: 'fee_configuration_not_effective',
     severity: 'error',
@@ -71,18 +81,23 @@ export function notEffective(feeId: string, configuration: FeeConfiguration, cre
     subjectId: feeId,
     expected: { effective_start: configuration.effectiveStart, effective_end: configuration.effectiveEnd },
     actual: createdAt,
+    atStake,
     details: { payment_id: 'py_1', payment_created_at: createdAt, configuration: described(configuration) },
   };
 }
 
 type Kind = Partial<Pick<PaymentRow, 'methodKind' | 'cardBrand' | 'expedited'>>;
 
-/** `kind` defaults to the default payment's: a visa card online. */
+/**
+ * `kind` defaults to the default payment's: a visa card online. `atStake`: charged vs what the configuration
+ * of `expectedType` gives.
+ */
 export function notApplicable(
   feeId: string,
   feeType: 'processing_fee' | 'platform_fee',
   expectedType: string,
   configuration: FeeConfiguration,
+  atStake: number | null,
   kind: Kind = {},
 ): FindingDraft {
   return {
@@ -92,6 +107,7 @@ export function notApplicable(
     subjectId: feeId,
     expected: expectedType,
     actual: configuration.feeType,
+    atStake,
     details: {
       payment_id: 'py_1',
       fee_type: feeType,
@@ -115,6 +131,7 @@ export function platformMissing(
     subjectId: 'py_1',
     expected,
     actual: 0,
+    atStake: expected,
     details: { configuration: described(configuration), payment_created_at: createdAt },
   };
 }

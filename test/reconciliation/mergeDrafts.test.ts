@@ -9,6 +9,7 @@ const draft = (overrides: Partial<FindingDraft>): FindingDraft => ({
   subjectId: 'rtfee_1',
   expected: 10,
   actual: 12,
+  atStake: 2,
   details: { payment_id: 'py_1' },
   ...overrides,
 });
@@ -29,8 +30,20 @@ describe('drafts merged by (code, subject) before they are written', () => {
     const merged = mergeDraftsBySubject([
       draft({}),
       draft({ subjectId: 'rtfee_2' }),
-      draft({ severity: 'error', expected: 20, actual: 25, details: { payment_id: 'py_1', note: 'second' } }),
-      draft({ severity: 'info', expected: 30, actual: 31, details: { payment_id: 'py_1', note: 'third' } }),
+      draft({
+        severity: 'error',
+        expected: 20,
+        actual: 25,
+        atStake: 5,
+        details: { payment_id: 'py_1', note: 'second' },
+      }),
+      draft({
+        severity: 'info',
+        expected: 30,
+        actual: 31,
+        atStake: 1,
+        details: { payment_id: 'py_1', note: 'third' },
+      }),
     ]);
     expect(merged).toEqual([
       {
@@ -40,11 +53,12 @@ describe('drafts merged by (code, subject) before they are written', () => {
         subjectId: 'rtfee_1',
         expected: 10,
         actual: 12,
+        atStake: 2,
         details: {
           payment_id: 'py_1',
           also_reported: [
-            { expected: 20, actual: 25, details: { payment_id: 'py_1', note: 'second' } },
-            { expected: 30, actual: 31, details: { payment_id: 'py_1', note: 'third' } },
+            { expected: 20, actual: 25, at_stake: 5, details: { payment_id: 'py_1', note: 'second' } },
+            { expected: 30, actual: 31, at_stake: 1, details: { payment_id: 'py_1', note: 'third' } },
           ],
         },
       },

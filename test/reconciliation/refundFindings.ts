@@ -44,12 +44,17 @@ export function refundExceeds(actual: number, refunds: { id: string; amount: num
     subjectId: 'py_1',
     expected: 10_000,
     actual,
+    atStake: actual - 10_000,
     details: { refunds },
   };
 }
 
 /** The refund's returned fees (id and the `payment_fee_id` it names) that name no fee of the payment. */
-export function returnedFeeUnknown(refundId: string, unknown: [string, string | null][]): FindingDraft {
+export function returnedFeeUnknown(
+  refundId: string,
+  unknown: [string, string | null][],
+  atStake: number | null,
+): FindingDraft {
   return {
     code: 'returned_fee_unknown',
     severity: 'error',
@@ -57,6 +62,7 @@ export function returnedFeeUnknown(refundId: string, unknown: [string, string | 
     subjectId: refundId,
     expected: ['pyfee_proc', 'pyfee_plat'],
     actual: unknown.map(([, paymentFeeId]) => paymentFeeId),
+    atStake,
     details: {
       payment_id: 'py_1',
       returned_fees: unknown.map(([id, paymentFeeId]) => ({ id, payment_fee_id: paymentFeeId })),
@@ -82,6 +88,7 @@ export function originalMismatch(returned: Returned, actual: number): FindingDra
     subjectId: returned.returnedFee,
     expected: context(returned).fee_amount,
     actual,
+    atStake: Math.abs(actual - context(returned).fee_amount),
     details: context(returned),
   };
 }
@@ -91,6 +98,7 @@ export function exceedsRemaining(
   expected: number,
   actual: number,
   returnedBefore: number,
+  atStake: number,
 ): FindingDraft {
   return {
     code: 'returned_fee_exceeds_remaining',
@@ -99,6 +107,7 @@ export function exceedsRemaining(
     subjectId: returned.returnedFee,
     expected,
     actual,
+    atStake,
     details: { ...context(returned), returned_before: returnedBefore },
   };
 }
@@ -116,6 +125,7 @@ export function remainingMismatch(
     subjectId: returned.returnedFee,
     expected,
     actual,
+    atStake: Math.abs(actual - expected),
     details: { ...context(returned), returned_so_far: returnedSoFar },
   };
 }
@@ -133,6 +143,7 @@ export function feeRemainingMismatch(
     subjectId: feeId,
     expected,
     actual,
+    atStake: Math.abs(actual - expected),
     details: {
       payment_id: 'py_1',
       fee_amount: feeId === 'pyfee_plat' ? 50 : 320,

@@ -18,13 +18,13 @@ describe('returned_fee_unknown', () => {
       name: 'a returned fee naming a fee the payment does not have is unknown, reported on the refund',
       fees: FEES,
       refunds: [refund('re_1', 4000, [returnedFee('rtfee_1', 'pyfee_other', 128, 320, 192)])],
-      findings: [returnedFeeUnknown('re_1', [['rtfee_1', 'pyfee_other']])],
+      findings: [returnedFeeUnknown('re_1', [['rtfee_1', 'pyfee_other']], 128)],
     },
     {
       name: 'a returned fee naming no fee at all is unknown',
       fees: FEES,
       refunds: [refund('re_1', 4000, [returnedFee('rtfee_1', null, 128, 320, 192)])],
-      findings: [returnedFeeUnknown('re_1', [['rtfee_1', null]])],
+      findings: [returnedFeeUnknown('re_1', [['rtfee_1', null]], 128)],
     },
     {
       // Two drafts of one (code, subject) once failed the whole run: the findings upsert takes one per key.
@@ -38,10 +38,14 @@ describe('returned_fee_unknown', () => {
         ]),
       ],
       findings: [
-        returnedFeeUnknown('re_1', [
-          ['rtfee_1', 'pyfee_other_proc'],
-          ['rtfee_2', 'pyfee_other_plat'],
-        ]),
+        returnedFeeUnknown(
+          're_1',
+          [
+            ['rtfee_1', 'pyfee_other_proc'],
+            ['rtfee_2', 'pyfee_other_plat'],
+          ],
+          128 + 20,
+        ),
       ],
     },
     {
@@ -84,7 +88,9 @@ describe('returned_fee_exceeds_remaining (the details say how much had been retu
       name: 'a single refund returning more than the whole fee exceeds what was left',
       fees: FEES,
       refunds: [refund('re_1', 4000, [returnedFee('rtfee_1', 'pyfee_plat', 60, 50, null)])],
-      findings: [exceedsRemaining({ returnedFee: 'rtfee_1', refund: 're_1', fee: 'pyfee_plat' }, 50, 60, 0)],
+      findings: [
+        exceedsRemaining({ returnedFee: 'rtfee_1', refund: 're_1', fee: 'pyfee_plat' }, 50, 60, 0, 10),
+      ],
     },
     {
       name: 'the later of two refunds (by creation time) returning more than was left of the fee exceeds it',
@@ -101,7 +107,7 @@ describe('returned_fee_exceeds_remaining (the details say how much had been retu
         }),
       ],
       findings: [
-        exceedsRemaining({ returnedFee: 'rtfee_late', refund: 're_a', fee: 'pyfee_proc' }, 120, 150, 200),
+        exceedsRemaining({ returnedFee: 'rtfee_late', refund: 're_a', fee: 'pyfee_proc' }, 120, 150, 200, 30),
       ],
     },
     {
@@ -132,7 +138,9 @@ describe('returned_fee_exceeds_remaining (the details say how much had been retu
         ]),
         refund('re_2', 3000, [returnedFee('rtfee_3', 'pyfee_plat', 20, 50, null)], later),
       ],
-      findings: [exceedsRemaining({ returnedFee: 'rtfee_3', refund: 're_2', fee: 'pyfee_plat' }, 10, 20, 40)],
+      findings: [
+        exceedsRemaining({ returnedFee: 'rtfee_3', refund: 're_2', fee: 'pyfee_plat' }, 10, 20, 40, 10),
+      ],
     },
     {
       name: 'after an earlier over-return nothing is left to return',
@@ -142,8 +150,8 @@ describe('returned_fee_exceeds_remaining (the details say how much had been retu
         refund('re_2', 3000, [returnedFee('rtfee_2', 'pyfee_plat', 5, 50, null)], later),
       ],
       findings: [
-        exceedsRemaining({ returnedFee: 'rtfee_1', refund: 're_1', fee: 'pyfee_plat' }, 50, 60, 0),
-        exceedsRemaining({ returnedFee: 'rtfee_2', refund: 're_2', fee: 'pyfee_plat' }, 0, 5, 60),
+        exceedsRemaining({ returnedFee: 'rtfee_1', refund: 're_1', fee: 'pyfee_plat' }, 50, 60, 0, 10),
+        exceedsRemaining({ returnedFee: 'rtfee_2', refund: 're_2', fee: 'pyfee_plat' }, 0, 5, 60, 5),
       ],
     },
   ])('$name', runRefundCase);
