@@ -125,6 +125,7 @@ describe('ACH failure codes', () => {
         subjectId: 'py_1',
         expected: null,
         actual: 'ACCOUNT_CLOSED',
+        atStake: 5000,
         details: {
           code: 'ACCOUNT_CLOSED',
           known: true,
@@ -189,6 +190,7 @@ describe('disputes', () => {
         currency: 'usd',
         expected: null,
         actual: 2500,
+        atStake: 2500,
         details: details(status),
       },
     ]);
