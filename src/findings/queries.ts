@@ -53,8 +53,8 @@ export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise
                  "runCurrency" text, "seenAt" timestamptz)
      on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
-       at_stake = excluded.at_stake, details = excluded.details, account_id = excluded.account_id, currency = excluded.currency,
-       scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
+       at_stake = excluded.at_stake, details = excluded.details, account_id = excluded.account_id,
+       currency = excluded.currency, scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
     [drafts],
   );
 }
