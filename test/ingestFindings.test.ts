@@ -13,7 +13,7 @@ afterAll(() => t.close());
 const findingsOf = async (code: string) =>
   (
     await t.pool.query(
-      `select code, severity, status, subject_type, subject_id, expected, actual, details from findings
+      `select code, severity, status, subject_type, subject_id, expected, actual, at_stake, details from findings
         where code = $1 order by id`,
       [code],
     )
@@ -50,6 +50,8 @@ describe('findings opened at ingest', () => {
         subject_type: 'event',
         subject_id: 'evt_conflict_1',
         expected: stored[0].hash,
+        // A delivery's body measures no money.
+        at_stake: null,
         actual: conflicting[1].hash,
         details: {
           stored: { body_sha256: stored[0].hash, received_at: iso(stored[0].received_at) },
@@ -112,6 +114,7 @@ describe('findings opened at ingest', () => {
     expect(finding).toMatchObject({
       severity: 'error',
       status: 'open',
+      at_stake: null,
       subject_type: 'event',
       subject_id: String(rows[0].id),
       expected: null,
