@@ -213,8 +213,11 @@ export async function loadPaymentPayoutFacts(
 ): Promise<PaymentPayoutFacts[]> {
   const payments = new Map((await findPayments(db, paymentIds)).map((payment) => [payment.id, payment]));
   const credits = new Map<string, PaymentCredit[]>();
-  for (const credit of await listPaymentCredits(db, paymentIds))
-    credits.set(credit.paymentId, [...(credits.get(credit.paymentId) ?? []), credit]);
+  for (const credit of await listPaymentCredits(db, paymentIds)) {
+    const ofPayment = credits.get(credit.paymentId) ?? [];
+    ofPayment.push(credit);
+    credits.set(credit.paymentId, ofPayment);
+  }
   const accountIds = [...new Set([...payments.values()].map((payment) => payment.accountId))];
   const accounts = new Map(
     (await findSyncedAccounts(db, accountIds)).map((account) => [account.accountId, account]),

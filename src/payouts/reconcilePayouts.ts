@@ -109,7 +109,11 @@ export async function reconcilePayouts(
   });
 
   const linesOf = new Map<string, PayoutLineRow[]>();
-  for (const line of facts.lines) linesOf.set(line.payoutId, [...(linesOf.get(line.payoutId) ?? []), line]);
+  for (const line of facts.lines) {
+    const lines = linesOf.get(line.payoutId) ?? [];
+    lines.push(line);
+    linesOf.set(line.payoutId, lines);
+  }
   const checks: LineCheck[] = [];
   const runs: FindingRun[] = [
     ...payoutStatusRuns(facts.payouts, settings.PAYOUT_OVERDUE_HOURS, now),
