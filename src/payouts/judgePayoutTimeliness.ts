@@ -1,7 +1,8 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { listOpenFindingSubjects } from '../findings/queries.ts';
 import { recordFindingRuns } from '../findings/recordFindings.ts';
-import { findPayouts, loadPaymentPayoutFacts } from './payoutFactsQueries.ts';
+import { loadPaymentPayoutFacts } from './paymentPayoutQueries.ts';
+import { findPayouts, lockPayoutVersions } from './payoutFactsQueries.ts';
 import { listOverduePayouts, listPaymentsAwaitingPayout } from './payoutScanQueries.ts';
 import { type PayoutSettings, paymentPayoutRuns, payoutStatusRuns } from './reconcilePayouts.ts';
 
@@ -33,11 +34,17 @@ export async function judgePayoutTimeliness(
       payouts: await findPayouts(client, [...new Set([...overdue, ...stillOverdue])]),
     };
   });
-  await withTransaction(pool, (client) =>
-    recordFindingRuns(client, [
+  await withTransaction(pool, async (client) => {
+    // A payout changed since it was read is left to the judgement its change queued.
+    const versions = await lockPayoutVersions(
+      client,
+      payouts.map((payout) => payout.id),
+    );
+    const current = payouts.filter((payout) => versions.get(payout.id) === payout.version);
+    await recordFindingRuns(client, [
       ...paymentPayoutRuns(payments, settings.PAYOUT_EXPECTED_DAYS, now),
-      ...payoutStatusRuns(payouts, settings.PAYOUT_OVERDUE_HOURS, now),
-    ]),
-  );
+      ...payoutStatusRuns(current, settings.PAYOUT_OVERDUE_HOURS, now),
+    ]);
+  });
   return { payments: payments.length, payouts: payouts.length };
 }

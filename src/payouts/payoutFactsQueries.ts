@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import type { PaymentPayoutFacts } from './payoutRulesPayments.ts';
 
 /** What a payout line does (`payout_lines.kind`). */
 export type LineKind = 'payment' | 'refund' | 'fee' | 'fee_return' | 'payout' | 'other';
@@ -21,19 +20,42 @@ export type PayoutRow = {
   otherTotal: number | null;
   createdAt: Date | null;
   linesComplete: boolean;
+  /** The projected state the row was read at (`findPayoutVersions`). */
+  version: string;
 };
 
+// Changes whenever the projection changes the payout or any of its lines (a newer snapshot has a newer row id).
+const VERSION = `concat_ws(':', p.event_row_id, p.lines_complete, p.line_count, lines.count, lines.newest)`;
+const LINES_STATE = `cross join lateral (
+           select count(*) as count, max(event_row_id) as newest from payout_lines where payout_id = p.id
+         ) lines`;
+
 const PAYOUTS_SQL = `
-  select id, account_id as "accountId", amount, currency, status, payout_type as "payoutType",
-         deposits_at as "depositsAt", payments_count as "paymentsCount", payments_total as "paymentsTotal",
-         refunds_count as "refundsCount", refunds_total as "refundsTotal", fees_total as "feesTotal",
-         other_total as "otherTotal", created_at as "createdAt", lines_complete as "linesComplete"
-    from payouts where id = any($1::text[])
-   order by id`;
+  select p.id, p.account_id as "accountId", p.amount, p.currency, p.status, p.payout_type as "payoutType",
+         p.deposits_at as "depositsAt", p.payments_count as "paymentsCount", p.payments_total as "paymentsTotal",
+         p.refunds_count as "refundsCount", p.refunds_total as "refundsTotal", p.fees_total as "feesTotal",
+         p.other_total as "otherTotal", p.created_at as "createdAt", p.lines_complete as "linesComplete",
+         ${VERSION} as version
+    from payouts p ${LINES_STATE}
+   where p.id = any($1::text[])
+   order by p.id`;
 
 /** Payouts by id, those Tally has. */
 export async function findPayouts(db: Queryable, payoutIds: string[]): Promise<PayoutRow[]> {
   return (await db.query<PayoutRow>(PAYOUTS_SQL, [payoutIds])).rows;
+}
+
+/**
+ * The projected state of each payout, its row locked until the transaction ends: a judgement read at another
+ * state has been overtaken (the change that moved it queued a judgement of its own).
+ */
+export async function lockPayoutVersions(db: Queryable, payoutIds: string[]): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; version: string }>(
+    `select p.id, ${VERSION} as version from payouts p ${LINES_STATE}
+      where p.id = any($1::text[]) order by p.id for update of p`,
+    [payoutIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.version]));
 }
 
 /** A payout line, with the payment it belongs to as far as Tally can tell (null when it names none). */
@@ -149,86 +171,4 @@ export async function loadPaymentsWithObjects(
   ).rows)
     refunds.get(refundId)?.returnedFees.push(returned);
   return payments;
-}
-
-/** A payout line crediting a payment, in a payout that did not fail and was not canceled. */
-export type PaymentCredit = {
-  paymentId: string;
-  lineId: string;
-  payoutId: string;
-  accountId: string;
-  currency: string;
-  amount: number;
-};
-
-const CREDITS_SQL = `
-  select coalesce(l.source_payment_id, l.source_id) as "paymentId", l.id as "lineId", l.payout_id as "payoutId",
-         p.account_id as "accountId", p.currency, l.amount
-    from payout_lines l join payouts p on p.id = l.payout_id
-   where l.kind = 'payment' and l.amount > 0 and p.status not in ('failed', 'canceled')
-     and (l.source_payment_id = any($1::text[]) or (l.source_payment_id is null and l.source_id = any($1::text[])))
-   order by l.payout_id, l.id`;
-
-/** Every credit of these payments in a payout that did not fail and was not canceled. */
-export async function listPaymentCredits(db: Queryable, paymentIds: string[]): Promise<PaymentCredit[]> {
-  return (await db.query<PaymentCredit>(CREDITS_SQL, [paymentIds])).rows;
-}
-
-/** The payout history Tally holds for a synced sub account. */
-export type SyncedAccount = {
-  accountId: string;
-  /** The newest payout the sync has seen: payments created after it may simply not be paid out yet. */
-  newestPayoutCreatedAt: Date | null;
-  /** The oldest payout Tally holds: a payment created before it may have been paid out in one never synced. */
-  oldestPayoutCreatedAt: Date | null;
-};
-
-const SYNCED_ACCOUNTS_SQL = `
-  select s.account_id as "accountId", s.newest_payout_created_at as "newestPayoutCreatedAt",
-         (select min(p.created_at) from payouts p where p.account_id = s.account_id) as "oldestPayoutCreatedAt"
-    from payout_sync_accounts s where s.account_id = any($1::text[])`;
-
-/** The payout sync's accounts among these. */
-export async function findSyncedAccounts(db: Queryable, accountIds: string[]): Promise<SyncedAccount[]> {
-  return (await db.query<SyncedAccount>(SYNCED_ACCOUNTS_SQL, [accountIds])).rows;
-}
-
-/** Payments the previous judgement of these payouts matched to a line: they may have left the payouts since. */
-export async function listCheckedPayments(db: Queryable, payoutIds: string[]): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `select distinct matched_id as id from payout_line_checks
-      where payout_id = any($1::text[]) and matched_type = 'payment' and matched_id is not null`,
-    [payoutIds],
-  );
-  return rows.map((row) => row.id);
-}
-
-/**
- * What rule 3 reads of each payment: the payment, its credits in payouts that did not fail, and its sub
- * account's payout history when the sync lists it. Three queries for all of them.
- */
-export async function loadPaymentPayoutFacts(
-  db: Queryable,
-  paymentIds: string[],
-): Promise<PaymentPayoutFacts[]> {
-  const payments = new Map((await findPayments(db, paymentIds)).map((payment) => [payment.id, payment]));
-  const credits = new Map<string, PaymentCredit[]>();
-  for (const credit of await listPaymentCredits(db, paymentIds)) {
-    const ofPayment = credits.get(credit.paymentId) ?? [];
-    ofPayment.push(credit);
-    credits.set(credit.paymentId, ofPayment);
-  }
-  const accountIds = [...new Set([...payments.values()].map((payment) => payment.accountId))];
-  const accounts = new Map(
-    (await findSyncedAccounts(db, accountIds)).map((account) => [account.accountId, account]),
-  );
-  return paymentIds.map((paymentId) => {
-    const payment = payments.get(paymentId) ?? null;
-    return {
-      paymentId,
-      payment,
-      credits: credits.get(paymentId) ?? [],
-      account: payment === null ? null : (accounts.get(payment.accountId) ?? null),
-    };
-  });
 }

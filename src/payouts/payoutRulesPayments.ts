@@ -1,5 +1,6 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { PaymentCredit, PaymentRow, SyncedAccount } from './payoutFactsQueries.ts';
+import type { PaymentCredit, SyncedAccount } from './paymentPayoutQueries.ts';
+import type { PaymentRow } from './payoutFactsQueries.ts';
 
 /** What rule 3 reads of one payment: the payment (null when Tally does not have it) and its payout credits. */
 export type PaymentPayoutFacts = {

@@ -1,9 +1,9 @@
+import type { SyncedAccount } from '../../src/payouts/paymentPayoutQueries.ts';
 import type {
   PaymentRow,
   PaymentWithObjects,
   PayoutLineRow,
   PayoutRow,
-  SyncedAccount,
 } from '../../src/payouts/payoutFactsQueries.ts';
 
 export const t = (iso: string) => new Date(iso);
@@ -25,6 +25,7 @@ export const payout = (overrides: Partial<PayoutRow> = {}): PayoutRow => ({
   otherTotal: null,
   createdAt: t('2024-06-08T00:00:00Z'),
   linesComplete: true,
+  version: '1',
   ...overrides,
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentCredit } from '../../src/payouts/payoutFactsQueries.ts';
+import type { PaymentCredit } from '../../src/payouts/paymentPayoutQueries.ts';
 import { checkPaymentPayouts, type PaymentPayoutFacts } from '../../src/payouts/payoutRulesPayments.ts';
 import { checkPayoutStatus } from '../../src/payouts/payoutRulesStatus.ts';
 import { paymentRow, payout, syncedAccount, t } from './builders.ts';

@@ -1,7 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgePayoutTimeliness } from '../../src/payouts/judgePayoutTimeliness.ts';
-import { type PayoutSettings, reconcilePayouts } from '../../src/payouts/reconcilePayouts.ts';
+import {
+  judgePayouts,
+  type PayoutSettings,
+  readPayoutFacts,
+  reconcilePayouts,
+  recordPayoutJudgements,
+} from '../../src/payouts/reconcilePayouts.ts';
 import { queues } from '../../src/queue/queues.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import {
@@ -188,6 +194,7 @@ describe('reconcilePayouts', () => {
     expect(await reconcilePayouts(pool, ['po_1', 'po_2', 'po_3', 'po_missing'], NOW, SETTINGS)).toEqual({
       judged: ['po_1', 'po_2'],
       unjudged: ['po_3'],
+      overtaken: [],
     });
     const findings = await listAllFindings(pool);
     expect(summary(findings)).toEqual([
@@ -427,6 +434,46 @@ describe('reconcilePayouts', () => {
     expect(rows.map((row) => row.payout_id)).toEqual(['po_1', 'po_2', 'po_3', 'po_4']);
     const unknown = (await openFindings()).filter((finding) => finding.code === 'payout_payment_unknown');
     expect(unknown.map((finding) => finding.subject_id)).toEqual(['bt_30', 'bt_8']);
+  });
+});
+
+describe('a judgement overtaken by a newer projection', () => {
+  it('records nothing for the payout whose lines changed after it was read, and the newer judgement stands', async () => {
+    await insertPayouts(pool, [{ id: 'po_5', amount: 6000, created_at: '2024-06-11T00:00:00Z' }]);
+    await insertPayoutLines(pool, [
+      {
+        id: 'bt_50',
+        payout_id: 'po_5',
+        txn_type: 'seller_payment',
+        kind: 'payment',
+        amount: 5900,
+        ...payment('py_new'),
+      },
+    ]);
+    const stale = judgePayouts(await readPayoutFacts(pool, ['po_5']), SETTINGS, NOW);
+    expect(stale.payouts[0]?.runs.flatMap((run) => run.findings.map((finding) => finding.code))).toEqual([
+      'payout_total_mismatch',
+      'payout_line_mismatch',
+    ]);
+    // The projection corrects the line (a newer snapshot) and its own judgement runs first.
+    await pool.query(
+      `update payout_lines set amount = 6000, net = 6000, event_row_id = 2 where id = 'bt_50'`,
+    );
+    expect(await reconcilePayouts(pool, ['po_5'], NOW, SETTINGS)).toEqual({
+      judged: ['po_5'],
+      unjudged: [],
+      overtaken: [],
+    });
+    expect(await recordPayoutJudgements(pool, stale)).toEqual({
+      judged: [],
+      unjudged: [],
+      overtaken: ['po_5'],
+    });
+    expect((await openFindings()).filter((finding) => finding.subject_id === 'po_5')).toEqual([]);
+    const { rows } = await pool.query(
+      `select status, expected, actual from payout_line_checks where line_id = 'bt_50'`,
+    );
+    expect(rows).toEqual([{ status: 'ok', expected: 6000, actual: 6000 }]);
   });
 });
 
