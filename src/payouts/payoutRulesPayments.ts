@@ -19,11 +19,11 @@ const DAY_MS = 24 * 3600 * 1000;
 const PAID_OUT_STATUSES = new Set(['succeeded', 'partially_refunded', 'disputed']);
 
 /** The payout type that pays a payment out: bank accounts settle as `ach`, everything else as `cc`. */
-export const payoutTypeOf = (payment: Pick<PaymentRow, 'methodKind'>) =>
+const payoutTypeOf = (payment: Pick<PaymentRow, 'methodKind'>) =>
   payment.methodKind === 'ach' ? 'ach' : 'cc';
 
 /** When a payment not yet paid out becomes a finding, or null when it is not judged at all. */
-export function payoutDueAt(
+function payoutDueAt(
   payment: PaymentRow,
   account: SyncedAccount | null,
   expectedDays: Record<string, number>,

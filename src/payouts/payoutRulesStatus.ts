@@ -7,7 +7,7 @@ const HOUR_MS = 3600 * 1000;
 const SETTLED_STATUSES = new Set(['paid', 'failed', 'canceled', 'forwarded']);
 
 /** When a payout not yet settled becomes overdue, or null when it cannot be (settled, or no `deposits_at`). */
-export function payoutOverdueAt(payout: PayoutRow, overdueHours: number): Date | null {
+function payoutOverdueAt(payout: PayoutRow, overdueHours: number): Date | null {
   if (SETTLED_STATUSES.has(payout.status) || payout.depositsAt === null) return null;
   return new Date(payout.depositsAt.getTime() + overdueHours * HOUR_MS);
 }

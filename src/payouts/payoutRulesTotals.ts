@@ -2,7 +2,7 @@ import type { FindingDraft } from '../findings/findings.ts';
 import type { PayoutLineRow, PayoutRow } from './payoutFactsQueries.ts';
 
 /** The stated figures of a payout that its lines are added up against (rule 1). */
-export const PAYOUT_FIGURES = [
+const PAYOUT_FIGURES = [
   'amount',
   'payments_total',
   'payments_count',
@@ -12,7 +12,7 @@ export const PAYOUT_FIGURES = [
   'other_total',
 ] as const;
 
-export type PayoutFigure = (typeof PAYOUT_FIGURES)[number];
+type PayoutFigure = (typeof PAYOUT_FIGURES)[number];
 
 const COUNTS: readonly PayoutFigure[] = ['payments_count', 'refunds_count'];
 
@@ -21,7 +21,7 @@ const COUNTS: readonly PayoutFigure[] = ['payments_count', 'refunds_count'];
  * line but the payout's own; totals as positive magnitudes (payments credited, refunds debited, fees deducted
  * as fee lines or a line's `fee` less fees handed back); `other_total` signed.
  */
-export function sumPayoutLines(lines: PayoutLineRow[]): Record<PayoutFigure, number> {
+function sumPayoutLines(lines: PayoutLineRow[]): Record<PayoutFigure, number> {
   const sums = {
     amount: 0,
     payments_total: 0,

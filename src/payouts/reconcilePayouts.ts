@@ -34,9 +34,9 @@ export type PayoutSettings = Pick<Config, 'PAYOUT_EXPECTED_DAYS' | 'PAYOUT_OVERD
  *   timeliness scan. A later payout crediting the payment resolves its `payment_not_paid_out`; a duplicate
  *   credit gone (line removed, payout failed) resolves its `payment_paid_out_twice`.
  */
-export const payoutScope = (payoutId: string) => `payout:${payoutId}`;
-export const payoutStatusScope = (payoutId: string) => `payout-status:${payoutId}`;
-export const paymentPayoutScope = (paymentId: string) => `payout-payment:${paymentId}`;
+const payoutScope = (payoutId: string) => `payout:${payoutId}`;
+const payoutStatusScope = (payoutId: string) => `payout-status:${payoutId}`;
+const paymentPayoutScope = (paymentId: string) => `payout-payment:${paymentId}`;
 
 /** Rule 4 of each payout, one run each. */
 export function payoutStatusRuns(payouts: PayoutRow[], overdueHours: number, now: Date): FindingRun[] {
