@@ -6,7 +6,9 @@ import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
+import payoutScan from './payout-scan.ts';
 import reconcilePayments from './reconcile-payments.ts';
+import reconcilePayouts from './reconcile-payouts.ts';
 import reconcileStale from './reconcile-stale.ts';
 import retentionPurge from './retention-purge.ts';
 import sendAlert from './send-alert.ts';
@@ -22,6 +24,8 @@ const handlers = {
   'missed-event-sweep': missedEventSweep,
   'daily-report': dailyReport,
   'retention-purge': retentionPurge,
+  'reconcile-payouts': reconcilePayouts,
+  'payout-scan': payoutScan,
   'alert-scan': alertScan,
 } satisfies { [Name in QueueName]: { name: Name } };
 

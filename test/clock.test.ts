@@ -27,6 +27,7 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
     { job: 'missed-event-sweep', cron: '*/15 * * * *' },
     { job: 'daily-report', cron: '15 0 * * *' },
     { job: 'retention-purge', cron: '30 3 * * *' },
+    { job: 'payout-scan', cron: '*/15 * * * *' },
     { job: 'alert-scan', cron: '* * * * *' },
   ]);
   const { loadConfig } = await import('../src/config.ts');

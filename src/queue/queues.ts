@@ -156,6 +156,27 @@ export const queues = {
     scheduled: true,
     cronSetting: 'SCHEDULE_RETENTION_PURGE',
   }),
+  /** Payouts to judge (rules 1–4): those whose snapshot or lines the projection changed. */
+  'reconcile-payouts': defineQueue({
+    payloadSchema: z.object({ payout_ids: z.array(z.string().min(1).max(255)).min(1).max(100) }),
+    // A handful of statements for all the payouts' lines: seconds for 100 payouts of 5,000 lines.
+    queue: {
+      retryLimit: 5,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 600,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      expireInSeconds: 300,
+    },
+  }),
+  /** Payments awaiting payout past PAYOUT_EXPECTED_DAYS and payouts overdue: time-based, so on a schedule. */
+  'payout-scan': defineQueue({
+    payloadSchema: z.object({}),
+    // Indexed reads of the synced accounts' unpaid payments and the unsettled payouts: seconds.
+    queue: { retryLimit: 2, retryDelay: 15, heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 600 },
+    scheduled: true,
+    cron: '*/15 * * * *',
+  }),
   /** Alerts for opened findings of ALERT_FINDING_CODES, dispute deadlines, and the digests that are due. */
   'alert-scan': defineQueue({
     payloadSchema: z.object({}),
