@@ -107,12 +107,14 @@ export type StoredFinding = {
   expected: unknown;
   actual: unknown;
   details: Record<string, unknown>;
+  at_stake: number | null;
 };
 
 /** Every finding, by code then subject then id. */
 export async function listAllFindings(pool: pg.Pool): Promise<StoredFinding[]> {
   const { rows } = await pool.query<StoredFinding>(
-    `select code, severity, status, subject_type, subject_id, account_id, currency, expected, actual, details
+    `select code, severity, status, subject_type, subject_id, account_id, currency, expected, actual, details,
+            at_stake::int as at_stake
        from findings order by code, subject_id, id`,
   );
   return rows;

@@ -188,6 +188,8 @@ const summary = (findings: Awaited<ReturnType<typeof listAllFindings>>) =>
     subject_id,
     status,
   ]);
+const atStakeByCode = (findings: Awaited<ReturnType<typeof listAllFindings>>) =>
+  Object.fromEntries(findings.map((finding) => [finding.code, finding.at_stake]));
 
 describe('reconcilePayouts', () => {
   it('judges every payout with its lines loaded by rules 1-4, and a payout still loading by rule 4 only', async () => {
@@ -205,6 +207,14 @@ describe('reconcilePayouts', () => {
       ['payout_payment_unknown', 'error', 'balance_transaction', 'bt_8', 'open'],
       ['payout_total_mismatch', 'error', 'payout', 'po_1', 'open'],
     ]);
+    expect(atStakeByCode(findings)).toEqual({
+      payment_paid_out_twice: 10000,
+      payout_failed: 999,
+      payout_line_mismatch: 40,
+      payout_overdue: 9680,
+      payout_payment_unknown: 700,
+      payout_total_mismatch: 10,
+    });
     const byCode = new Map(findings.map((finding) => [finding.code, finding]));
     expect(byCode.get('payment_paid_out_twice')).toMatchObject({
       account_id: 'acc_1',
@@ -374,6 +384,7 @@ describe('reconcilePayouts', () => {
         currency: 'usd',
         expected: 3000,
         actual: 0,
+        at_stake: 3000,
         details: expect.objectContaining({ payout_type: 'cc', due_at: '2024-06-08T00:00:00.000Z' }),
       }),
     ]);
