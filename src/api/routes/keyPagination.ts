@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PageInfo } from './envelope.ts';
-import { parseLimit } from './pagination.ts';
+import { pageOf, parseLimit } from './pagination.ts';
 import { customIssue, parseQuery, text } from './params.ts';
 
 // Rows keyed by a provider id (a payout's `po_…`) page by that id: the cursor names the row, and the query
@@ -47,19 +47,5 @@ export function paginateByKey<Row extends { id: string }>(
   rows: Row[],
   page: { limit: number; afterId: string | null; beforeId: string | null },
 ): { data: Row[]; pageInfo: PageInfo } {
-  const more = rows.length > page.limit;
-  const kept = rows.slice(0, page.limit);
-  const backwards = page.beforeId !== null;
-  const data = backwards ? kept.reverse() : kept;
-  const first = data[0];
-  const last = data.at(-1);
-  return {
-    data,
-    pageInfo: {
-      has_previous: backwards ? more : page.afterId !== null,
-      has_next: backwards ? true : more,
-      start_cursor: first ? encodeKeyCursor(first.id) : null,
-      end_cursor: last ? encodeKeyCursor(last.id) : null,
-    },
-  };
+  return pageOf(rows, page, (row) => encodeKeyCursor(row.id));
 }
