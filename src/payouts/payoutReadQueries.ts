@@ -235,21 +235,3 @@ export async function listPayoutLinesOfPayment(db: Queryable, paymentId: string)
   );
   return rows;
 }
-
-export type PayoutStatusSummary = {
-  lastPayoutSyncAt: Date | null;
-  paymentsAwaitingPayout: number;
-  payoutsUnmatchedInBank: number;
-};
-
-/** For `GET /api/status`: when the payout sync last finished, and the open payout findings people chase. */
-export async function summarizePayoutStatus(db: Queryable): Promise<PayoutStatusSummary> {
-  const { rows } = await db.query<PayoutStatusSummary>(
-    `select (select max(synced_at) from payout_sync_accounts) as "lastPayoutSyncAt",
-            (select count(*)::int from findings
-              where code = 'payment_not_paid_out' and status in ${OPEN}) as "paymentsAwaitingPayout",
-            (select count(*)::int from findings
-              where code = 'payout_not_in_bank' and status in ${OPEN}) as "payoutsUnmatchedInBank"`,
-  );
-  return rows[0] as PayoutStatusSummary;
-}

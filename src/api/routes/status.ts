@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { summarizePayoutStatus } from '../../payouts/payoutReadQueries.ts';
+import { summarizePayoutStatus } from '../../payouts/payoutReportQueries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
 import type { AppDeps } from '../deps.ts';
