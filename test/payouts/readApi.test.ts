@@ -337,3 +337,20 @@ describe('GET /api/status', () => {
     expect(status.payouts_unmatched_in_bank).toBe(1);
   });
 });
+
+describe('open findings of a payout', () => {
+  it('counts acknowledged findings as open and leaves accepted ones out', async () => {
+    const finding = (await get('/api/payouts/po_a3')).body.data.findings[0];
+    expect(finding).toMatchObject({ code: 'payout_failed', subject_id: 'po_a3', status: 'open' });
+    const change = (action: string, body: object = {}) =>
+      request(t.app).post(`/api/findings/${finding.id}/${action}`).set(auth).send(body);
+    expect((await change('acknowledge')).status).toBe(200);
+    expect((await get('/api/payouts/po_a3')).body.data.open_findings).toBe(1);
+    expect((await change('accept', { note: 'the bank account was closed; paid by hand' })).status).toBe(200);
+    const payout = (await get('/api/payouts/po_a3')).body.data;
+    expect(payout.open_findings).toBe(0);
+    expect(payout.findings).toEqual([expect.objectContaining({ id: finding.id, status: 'accepted' })]);
+    expect(ids((await get('/api/payouts?status=failed')).body)).toEqual(['po_a3']);
+    expect((await get('/api/payouts?status=failed')).body.data[0].open_findings).toBe(0);
+  });
+});
