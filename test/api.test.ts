@@ -84,6 +84,9 @@ describe('GET /api/status', () => {
         purged_bodies: 0,
         unreconciled_payments: 0,
         oldest_unreconciled_s: null,
+        last_payout_sync_at: null,
+        payments_awaiting_payout: 0,
+        payouts_unmatched_in_bank: 0,
         failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
       },
     });

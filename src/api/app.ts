@@ -19,6 +19,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { opsSignalRoutes } from './routes/opsSignals.ts';
 import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
+import { payoutRoutes } from './routes/payouts.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
@@ -43,6 +44,7 @@ export function createApp(
     statusRoutes(deps),
     eventRoutes(deps),
     paymentRoutes(deps),
+    payoutRoutes(deps),
     findingRoutes(deps),
     opsSignalRoutes(deps),
     disputeRoutes(deps),

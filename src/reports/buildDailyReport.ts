@@ -13,6 +13,7 @@ import {
   sumOpenFindings,
 } from './dailyQueries.ts';
 import { sumAcceptedFindings, sumMatchRates } from './findingQueries.ts';
+import { buildPayoutRows } from './payoutsSection.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
 
 /** Money columns of an account row, in cents; totals are their sums, so a total always equals its rows. */
@@ -46,7 +47,7 @@ export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
  * (gross − fees − refunded + returned fees), fees returned by reason (refund, ACH return, void), ACH returns,
  * disputes (opened, won, lost that day; open now and the amount at risk), captures at risk, forwarding
  * outcomes per destination, open findings with the money at stake, accepted findings apart, and the match
- * rate of the day's payments. Set-based: a handful of grouped queries.
+ * rate of the day's payments, and payouts (`payoutsSection.ts`). Set-based: a handful of grouped queries.
  */
 export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
   const from = new Date(`${date}T00:00:00.000Z`);
@@ -64,6 +65,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   const topFindings = await listTopFindings(db, generatedAt, 100);
   const acceptedFindings = await sumAcceptedFindings(db, generatedAt);
   const matchRates = await sumMatchRates(db, from, to);
+  const payouts = await buildPayoutRows(db, from, to, generatedAt);
 
   const accounts = new Map<string, AccountRow>();
   const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
@@ -105,6 +107,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
     top_findings: topFindings.map((row) => ({ ...row, id: `fnd_${row.id}` })),
     accepted_findings: acceptedFindings,
     match_rates: matchRates,
+    payouts,
   };
 }
 

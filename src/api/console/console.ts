@@ -9,6 +9,7 @@ import { deliveryPages } from './deliveryPages.ts';
 import { opsPages } from './opsPages.ts';
 import { findingPages } from './pages.ts';
 import { paymentPage } from './paymentPage.ts';
+import { payoutPages } from './payoutPages.ts';
 import { renderPage } from './render.ts';
 import { consoleSession, provideCsrfToken, requireSignIn, signInRoutes } from './session.ts';
 
@@ -50,6 +51,7 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
   router.use(
     findingPages(deps),
     paymentPage(deps),
+    payoutPages(deps),
     deliveryPages(deps),
     opsPages(deps),
     findingActions(deps),

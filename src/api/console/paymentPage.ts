@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { listFindings } from '../../findings/queries.ts';
+import { listPayoutLinesOfPayment } from '../../payouts/payoutReadQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { findPaymentDetail } from '../queries.ts';
@@ -11,17 +12,18 @@ import { renderPage } from './render.ts';
 
 const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
 
-/** One payment: its timeline of deliveries, projection, fee check, refunds and returned fees, disputes, findings. */
+/** One payment: its timeline of deliveries, projection, fee check, refunds and returned fees, payouts, disputes, findings. */
 export function paymentPage(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/payments/:id', async (req, res) => {
     const { id } = parseParams(z.object({ id: pathId() }), req.params);
     const detail = await findPaymentDetail(deps.pool, id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
-    const [timeline, configurations, findings] = await Promise.all([
+    const [timeline, configurations, findings, payoutLines] = await Promise.all([
       listPaymentTimeline(deps.pool, id),
       listFeeConfigurationsOfPayment(deps.pool, id),
       listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE),
+      listPayoutLinesOfPayment(deps.pool, id),
     ]);
     renderPage(req, res, 'payment', {
       id,
@@ -29,6 +31,7 @@ export function paymentPage(deps: AppDeps): Router {
       timeline,
       feeChecks: feeChecksOf(detail.payment, detail.fees, configurations),
       findings: findings.slice(0, FINDINGS_PAGE.limit),
+      payoutLines,
     });
   });
   router.use(undecodablePathParam('id'));

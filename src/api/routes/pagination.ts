@@ -51,6 +51,15 @@ export function paginate<Row extends { id: number }>(
   rows: Row[],
   page: { limit: number; afterId: number | null; beforeId: number | null },
 ): { data: Row[]; pageInfo: PageInfo } {
+  return pageOf(rows, page, (row) => encodeCursor(row.id));
+}
+
+/** `paginate` for any row: `cursorOf` gives the cursor that names a row. */
+export function pageOf<Row>(
+  rows: Row[],
+  page: { limit: number; afterId: number | string | null; beforeId: number | string | null },
+  cursorOf: (row: Row) => string,
+): { data: Row[]; pageInfo: PageInfo } {
   const more = rows.length > page.limit;
   const kept = rows.slice(0, page.limit);
   const backwards = page.beforeId !== null;
@@ -62,8 +71,8 @@ export function paginate<Row extends { id: number }>(
     pageInfo: {
       has_previous: backwards ? more : page.afterId !== null,
       has_next: backwards ? true : more,
-      start_cursor: first ? encodeCursor(first.id) : null,
-      end_cursor: last ? encodeCursor(last.id) : null,
+      start_cursor: first ? cursorOf(first) : null,
+      end_cursor: last ? cursorOf(last) : null,
     },
   };
 }

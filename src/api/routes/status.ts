@@ -1,4 +1,5 @@
 import express, { type Router } from 'express';
+import { summarizePayoutStatus } from '../../payouts/payoutReportQueries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
 import type { AppDeps } from '../deps.ts';
@@ -14,15 +15,18 @@ import { single } from './envelope.ts';
 export function statusRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/status', async (_req, res) => {
-    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation] = await Promise.all([
-      countEventsByStatus(deps.pool),
-      countJobsByQueue(deps.boss),
-      summarizeFeeChecks(deps.pool),
-      summarizeUnknownValues(deps.pool),
-      summarizeSweeps(deps.pool),
-      summarizeRetention(deps.pool),
-      summarizeReconciliationLag(deps.pool),
-    ]);
+    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation, payouts] = await Promise.all(
+      [
+        countEventsByStatus(deps.pool),
+        countJobsByQueue(deps.boss),
+        summarizeFeeChecks(deps.pool),
+        summarizeUnknownValues(deps.pool),
+        summarizeSweeps(deps.pool),
+        summarizeRetention(deps.pool),
+        summarizeReconciliationLag(deps.pool),
+        summarizePayoutStatus(deps.pool),
+      ],
+    );
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
@@ -43,6 +47,10 @@ export function statusRoutes(deps: AppDeps): Router {
         // Payments whose newest state no reconciliation has seen yet, and the oldest one's wait in seconds.
         unreconciled_payments: reconciliation.unreconciledPayments,
         oldest_unreconciled_s: reconciliation.oldestUnreconciledSeconds,
+        // Payouts: when the sync last finished; payments no payout has paid yet; paid payouts the bank lacks.
+        last_payout_sync_at: payouts.lastPayoutSyncAt,
+        payments_awaiting_payout: payouts.paymentsAwaitingPayout,
+        payouts_unmatched_in_bank: payouts.payoutsUnmatchedInBank,
         failed_jobs: Object.fromEntries(
           Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
         ),
