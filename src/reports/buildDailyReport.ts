@@ -12,6 +12,7 @@ import {
   sumDailyForwarding,
   sumOpenFindings,
 } from './dailyQueries.ts';
+import { declinesByNetwork } from './declinesByNetwork.ts';
 import { sumAcceptedFindings, sumMatchRates } from './findingQueries.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
 
@@ -64,6 +65,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   const topFindings = await listTopFindings(db, generatedAt, 100);
   const acceptedFindings = await sumAcceptedFindings(db, generatedAt);
   const matchRates = await sumMatchRates(db, from, to);
+  const declines = await declinesByNetwork(db, from, to);
 
   const accounts = new Map<string, AccountRow>();
   const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
@@ -105,6 +107,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
     top_findings: topFindings.map((row) => ({ ...row, id: `fnd_${row.id}` })),
     accepted_findings: acceptedFindings,
     match_rates: matchRates,
+    declines,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { DailyReport } from './buildDailyReport.ts';
 import { COUNT_COLUMNS, MONEY_COLUMNS } from './buildDailyReport.ts';
 import type { FeeConfigurationReport } from './buildFeeConfigurationReport.ts';
+import { declinesSection } from './declinesByNetwork.ts';
 
 export type Report = DailyReport | FeeConfigurationReport;
 
@@ -132,6 +133,7 @@ export function sectionsOf(report: Report): Section[] {
         money: [],
         rows: report.match_rates ?? [],
       },
+      declinesSection(report.declines ?? []),
     ];
   }
   const rows = report.accounts.flatMap((account) =>
