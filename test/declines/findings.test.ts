@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
@@ -276,5 +277,27 @@ describe('the projection', () => {
         listed: true,
       },
     ]);
+  });
+});
+
+describe('tally reprocess --all', () => {
+  it('rebuilds every decline’s classification, and the findings stay as they were', async () => {
+    const declines = `select p.id, p.decline_code, p.network, p.network_error_code, p.network_error_category,
+                              p.retry_advice, p.advice_scope, p.card_key, p.card_last_four, p.card_expiry
+                         from payments p join payment_declines d on d.payment_id = p.id order by p.id`;
+    const findings = `select id, code, status, subject_id, expected, actual from findings
+                       where code like 'card_%' order by id`;
+    const before = (await t.pool.query(declines)).rows;
+    const findingsBefore = (await t.pool.query(findings)).rows;
+    expect(before.length).toBe(19);
+    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess', '--all'], {
+      env: { ...process.env, DATABASE_URL: t.databaseUrl },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(0);
+    await settle(t);
+    expect((await t.pool.query(declines)).rows).toEqual(before);
+    expect((await t.pool.query(findings)).rows).toEqual(findingsBefore);
   });
 });
