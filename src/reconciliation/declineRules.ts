@@ -75,8 +75,9 @@ export function checkRepeatedDeclines(
       severity: 'warning',
       subjectType: 'payment_method',
       subjectId: cardKey,
-      expected: alertCount,
-      actual: burst.length,
+      // Objects, not numbers: the difference of two counts is no money.
+      expected: { declines_within_24h: alertCount },
+      actual: { declines_within_24h: burst.length },
       atStake: null,
       accountId: last.accountId,
       ...(last.currency === null ? {} : { currency: last.currency }),

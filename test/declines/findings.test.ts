@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import alertScan from '../../jobs/alert-scan.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { JobContext } from '../../src/queue/job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
 import { attempt, DO_NOT_RETRY, RETRY_LATER } from './declineDeliveries.ts';
@@ -192,8 +195,8 @@ describe('card_declined_repeatedly', () => {
         subject_id: 'pm_burst',
         account_id: 'acc_decl_1',
         currency: 'usd',
-        expected: 3,
-        actual: 4,
+        expected: { declines_within_24h: 3 },
+        actual: { declines_within_24h: 4 },
         details: {
           declines: 4,
           alert_count: 3,
@@ -230,7 +233,7 @@ describe('card_declined_repeatedly', () => {
     await send(bodies[4] as string, bodies[0] as string);
     await send(bodies[2] as string, bodies[1] as string, bodies[3] as string);
     const found = await findingsOf('card_declined_repeatedly', 'pm_shuffled');
-    expect(found.map((f) => [f.status, f.actual])).toEqual([['open', 5]]);
+    expect(found.map((f) => [f.status, f.actual])).toEqual([['open', { declines_within_24h: 5 }]]);
   });
 });
 
@@ -277,6 +280,33 @@ describe('the projection', () => {
         listed: true,
       },
     ]);
+  });
+});
+
+describe('alerts', () => {
+  it('both codes alert when ALERT_FINDING_CODES names them, the retry with its amount at stake', async () => {
+    const env = {
+      ALERT_FINDING_CODES: 'card_retried_against_advice,card_declined_repeatedly',
+      // Held for a digest, so nothing is sent from this test.
+      ALERT_DIGEST_MINUTES: '60',
+      DATABASE_URL: t.databaseUrl,
+      WEBHOOK_SECRETS: 'x',
+    };
+    const context = { ...t, config: loadConfig(env) as Config, now: () => new Date() } as JobContext;
+    await alertScan.handle({}, context, 'scan');
+    const { rows } = await t.pool.query(
+      `select kind, subject_id, payload->'at_stake' as at_stake from alerts order by kind, subject_id`,
+    );
+    expect(rows.map((row) => [row.kind, row.subject_id])).toEqual([
+      ['card_declined_repeatedly', 'pm_burst'],
+      ['card_declined_repeatedly', 'pm_shuffled'],
+      ['card_retried_against_advice', 'py_dnr_2'],
+      ['card_retried_against_advice', 'py_late_2'],
+      ['card_retried_against_advice', 'py_r0_same'],
+      ['card_retried_against_advice', 'py_r3_other'],
+      ['card_retried_against_advice', 'py_same_2'],
+    ]);
+    expect(rows.find((row) => row.subject_id === 'py_dnr_2')?.at_stake).toBe(7250);
   });
 });
 
