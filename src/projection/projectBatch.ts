@@ -68,9 +68,9 @@ export async function projectBatch(db: Queryable, batch: BatchRows): Promise<str
   await recordForwardingOutcomes(db, batch.forwarding);
   // Read after every write of the batch, so a payment and its checkout projected together are linked.
   const checkoutPayments = await listPaymentsOfCheckouts(db, [...new Set(batch.checkoutIds)]);
-  const declined = [...new Set(batch.payments.map(({ payment }) => payment.id))];
-  await recordPaymentDeclines(db, declined);
-  const retriesAfterDeclines = await listPaymentsAfterDeclines(db, declined);
+  const projectedPayments = [...new Set(batch.payments.map(({ payment }) => payment.id))];
+  await recordPaymentDeclines(db, projectedPayments);
+  const retriesAfterDeclines = await listPaymentsAfterDeclines(db, projectedPayments);
   return [...batch.paymentIds, ...checkoutPayments, ...retriesAfterDeclines];
 }
 

@@ -68,10 +68,11 @@ function runRules(paymentId: string, facts: PaymentFacts | UnknownPaymentFacts, 
 
 /**
  * Reconciles payments, each by its fees against the fee configurations of its sub account, its refunds and
- * returned fees, an ACH return, the fees set on its checkout, and its disputes. Records each result as that
- * payment's findings (opening, refreshing and resolving), with the projected version it read (see
- * `payment_reconciliation_states`). A dispute can arrive before its payment: its findings are recorded even
- * then. Idempotent. One read and one write transaction, of a fixed handful of statements, for all of them.
+ * returned fees, an ACH return, the fees set on its checkout, its disputes, and a charge of its card against
+ * an earlier decline's advice. Records each result as that payment's findings (opening, refreshing and
+ * resolving), with the projected version it read (see `payment_reconciliation_states`), and the repeated
+ * declines of each payment's card as that card's (scope `card:<key>`). A dispute can arrive before its
+ * payment: its findings are recorded even then. Idempotent. One read and one write transaction, of a fixed handful of statements, for all of them.
  */
 export async function reconcilePayments(
   pool: Pool,
