@@ -151,6 +151,13 @@ describe('GET /api/declines', () => {
     expect(response.text).not.toContain('yesterday');
   });
 
+  it('counts a decline code no table knows in unknown_values, verbatim', async () => {
+    const { rows } = await t.pool.query(
+      `select field, value, deliveries from unknown_values where field like 'payment.%' order by field, value`,
+    );
+    expect(rows).toEqual([{ field: 'payment.decline_code', value: HOSTILE, deliveries: 1 }]);
+  });
+
   it('needs the API token', async () => {
     expect((await request(t.app).get('/api/declines')).status).toBe(401);
   });
