@@ -14,7 +14,9 @@ export default defineJob('reconcile-payments', {
   batchSize: JOBS_PER_FETCH,
   async handleBatch(payloads, context) {
     const ids = [...new Set(payloads.flatMap((payload) => payload.payment_ids))];
-    const errors = await reconcileEachPayment(context.pool, ids, context.now());
+    const errors = await reconcileEachPayment(context.pool, ids, context.now(), {
+      alertCount: context.config.DECLINE_ALERT_COUNT,
+    });
     const errorOf = new Map(ids.map((id, index) => [id, errors[index]]));
     return payloads.map(({ payment_ids }) => {
       const failed = payment_ids.filter((id) => errorOf.get(id) !== null);

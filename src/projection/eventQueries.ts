@@ -124,6 +124,7 @@ export const PROJECTION_TABLES = [
   'forwarding_outcomes',
   'disputes',
   'unknown_values',
+  'payment_declines',
 ] as const;
 
 /**

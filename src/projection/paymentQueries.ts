@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
+import type { CardColumns, DeclineColumns } from './declineRows.ts';
 import { newerWinsUpsert } from './newerWins.ts';
 import type { MethodKind } from './paymentSnapshot.ts';
 
@@ -41,7 +42,8 @@ export type PaymentRow = {
   fees_updated_at: Date | '-infinity';
   fees_event_row_id: number;
   snapshot: unknown;
-};
+} & CardColumns &
+  DeclineColumns;
 
 const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   id: 'text',
@@ -80,6 +82,15 @@ const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   fees_updated_at: 'timestamptz',
   fees_event_row_id: 'bigint',
   snapshot: 'jsonb',
+  card_last_four: 'text',
+  card_expiry: 'text',
+  card_key: 'text',
+  decline_code: 'text',
+  network: 'text',
+  network_error_code: 'text',
+  network_error_category: 'text',
+  retry_advice: 'text',
+  advice_scope: 'text',
 };
 
 const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
@@ -108,6 +119,15 @@ const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
         'payment_method_id',
         'created_at',
         'snapshot',
+        'card_last_four',
+        'card_expiry',
+        'card_key',
+        'decline_code',
+        'network',
+        'network_error_code',
+        'network_error_category',
+        'retry_advice',
+        'advice_scope',
       ],
     },
     { key: ['status_terminal', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },

@@ -1,4 +1,5 @@
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import { cardColumnsOf, declineColumnsOf } from './declineRows.ts';
 import type { EventToProject } from './event.ts';
 import type { PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
 import {
@@ -63,6 +64,8 @@ export function paymentRowsOf(event: EventToProject, data: unknown): PaymentRows
     fees_event_row_id: payment.fees ? event.rowId : 0,
     delivered_updated_at: event.source === 'webhook' ? updatedAt : null,
     snapshot: redactCardNumbers(data),
+    ...cardColumnsOf(data as Record<string, unknown>, paymentMethodIdOf(payment)),
+    ...declineColumnsOf(data as Record<string, unknown>, event.eventName),
   } satisfies PaymentRow;
   const fees =
     payment.fees?.map(

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import type { BatchRows } from './batchRows.ts';
 import { listPaymentsOfCheckouts, upsertCheckouts } from './checkoutQueries.ts';
+import { listPaymentsAfterDeclines, recordPaymentDeclines } from './declineQueries.ts';
 import { upsertDisputes } from './disputeQueries.ts';
 import { forwardingConflict } from './forwardingConflict.ts';
 import {
@@ -67,7 +68,10 @@ export async function projectBatch(db: Queryable, batch: BatchRows): Promise<str
   await recordForwardingOutcomes(db, batch.forwarding);
   // Read after every write of the batch, so a payment and its checkout projected together are linked.
   const checkoutPayments = await listPaymentsOfCheckouts(db, [...new Set(batch.checkoutIds)]);
-  return [...batch.paymentIds, ...checkoutPayments];
+  const projectedPayments = [...new Set(batch.payments.map(({ payment }) => payment.id))];
+  await recordPaymentDeclines(db, projectedPayments);
+  const retriesAfterDeclines = await listPaymentsAfterDeclines(db, projectedPayments);
+  return [...batch.paymentIds, ...checkoutPayments, ...retriesAfterDeclines];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { unknownDeclineValuesOf } from './declineRows.ts';
 import type { EventFamily } from './eventFamilies.ts';
 
 /** An enumerated field and the values the seed and the provider's docs name for it. */
@@ -106,5 +107,8 @@ export function unknownValuesOf(
     if (typeof value === 'string' && !known.has(value))
       found.push({ field, value: value.slice(0, MAX_VALUE_LENGTH) });
   }
+  if (family === 'payment')
+    for (const { field, value } of unknownDeclineValuesOf(eventName, data))
+      found.push({ field, value: value.slice(0, MAX_VALUE_LENGTH) });
   return found;
 }

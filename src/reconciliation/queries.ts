@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import type { PaymentKind } from '../domain/feeSelection.ts';
 import { findSyncedAccounts, listFeeConfigurationsOfAccounts } from '../feeConfigurations/queries.ts';
+import { type EarlierDecline, listEarlierDeclines } from './declineQueries.ts';
 
 /** The payment fields the rules read. */
 export type PaymentRow = PaymentKind & {
@@ -130,6 +131,8 @@ export type PaymentFacts = {
   disputes: DisputeRow[];
   /** The sub account's fee configurations; null until they have been synced once. */
   configurations: FeeConfiguration[] | null;
+  /** Earlier declines of the same card that said not to charge it again, newest first. */
+  earlierDeclines: EarlierDecline[];
 };
 
 /** A dispute can arrive before its payment: then the disputes are all there is to reconcile. */
@@ -180,6 +183,7 @@ export async function loadPaymentFacts(
   const checkoutFees = byPayment(
     (await db.query<CheckoutFeeRow & OfPayment & { checkoutId: string }>(CHECKOUT_FEES_SQL, [known])).rows,
   );
+  const earlierDeclines = await listEarlierDeclines(db, known);
   const configurations = await loadConfigurations(
     db,
     payments.map((payment) => payment.accountId),
@@ -212,6 +216,7 @@ export async function loadPaymentFacts(
             },
       disputes: disputesOf(payment.id),
       configurations: configurations.get(payment.accountId) ?? null,
+      earlierDeclines: earlierDeclines.get(payment.id) ?? [],
     });
   }
   return facts;

@@ -1,8 +1,11 @@
+import { configSchema } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import { recordFindingRuns } from '../findings/recordFindings.ts';
 import { checkAchReturn } from './achReturns.ts';
 import { checkCheckoutFees } from './checkoutFeeRules.ts';
+import { loadCardDeclines } from './declineQueries.ts';
+import { cardDeclineRuns, checkRetryAgainstAdvice } from './declineRules.ts';
 import { checkDisputes } from './disputeRules.ts';
 import { checkFeeConfigurations } from './feeConfigurationRules.ts';
 import { checkFeeTotal, checkPlatformFee, countFeeChecks } from './feeRules.ts';
@@ -26,7 +29,15 @@ const PAYMENT_RULES: ((facts: PaymentFacts) => FindingDraft[])[] = [
   checkAchReturn,
   checkCheckoutFees,
   checkDisputes,
+  checkRetryAgainstAdvice,
 ];
+
+/** Settings of the decline rules: more declines of one card than `alertCount` within 24 h is a finding. */
+export type DeclineSettings = { alertCount: number };
+
+const CONFIGURED_DEFAULT: DeclineSettings = {
+  alertCount: configSchema.shape.DECLINE_ALERT_COUNT.parse(undefined),
+};
 
 type Run = {
   paymentId: string;
@@ -57,21 +68,31 @@ function runRules(paymentId: string, facts: PaymentFacts | UnknownPaymentFacts, 
 
 /**
  * Reconciles payments, each by its fees against the fee configurations of its sub account, its refunds and
- * returned fees, an ACH return, the fees set on its checkout, and its disputes. Records each result as that
- * payment's findings (opening, refreshing and resolving), with the projected version it read (see
- * `payment_reconciliation_states`). A dispute can arrive before its payment: its findings are recorded even
- * then. Idempotent. One read and one write transaction, of a fixed handful of statements, for all of them.
+ * returned fees, an ACH return, the fees set on its checkout, its disputes, and a charge of its card against
+ * an earlier decline's advice. Records each result as that payment's findings (opening, refreshing and
+ * resolving), with the projected version it read (see `payment_reconciliation_states`), and the repeated
+ * declines of each payment's card as that card's (scope `card:<key>`). A dispute can arrive before its
+ * payment: its findings are recorded even then. Idempotent. One read and one write transaction, of a fixed handful of statements, for all of them.
  */
-export async function reconcilePayments(pool: Pool, paymentIds: string[], now: Date): Promise<void> {
+export async function reconcilePayments(
+  pool: Pool,
+  paymentIds: string[],
+  now: Date,
+  declineSettings: DeclineSettings = CONFIGURED_DEFAULT,
+): Promise<void> {
   const ids = [...new Set(paymentIds)];
-  const runs = await withTransaction(pool, async (client) => {
+  const { runs, cards } = await withTransaction(pool, async (client) => {
     // One snapshot for every query of the load: a projection committing between two would mix snapshots.
     await client.query('set transaction isolation level repeatable read, read only');
     const facts = await loadPaymentFacts(client, ids);
     const versions = await findProjectedVersions(client, ids);
-    return ids.map((id) =>
-      runRules(id, facts.get(id) ?? { payment: null, disputes: [] }, versions.get(id) ?? 0),
-    );
+    const cards = await loadCardDeclines(client, ids);
+    return {
+      runs: ids.map((id) =>
+        runRules(id, facts.get(id) ?? { payment: null, disputes: [] }, versions.get(id) ?? 0),
+      ),
+      cards,
+    };
   });
 
   await withTransaction(pool, async (client) => {
@@ -81,13 +102,15 @@ export async function reconcilePayments(pool: Pool, paymentIds: string[], now: D
     const recorded = runs.flatMap((run) =>
       newest.has(run.paymentId) && run.accountId !== undefined ? [{ ...run, accountId: run.accountId }] : [],
     );
-    await recordFindingRuns(
-      client,
-      recorded.map((run) => ({
+    // The cards of the payments recorded: an overtaken run says nothing about its card either.
+    const cardKeys = recorded.flatMap((run) => cards.cardKeyOf.get(run.paymentId) ?? []);
+    await recordFindingRuns(client, [
+      ...recorded.map((run) => ({
         context: { scope: `payment:${run.paymentId}`, accountId: run.accountId, currency: run.currency, now },
         findings: run.findings,
       })),
-    );
+      ...cardDeclineRuns(cardKeys, cards.declines, declineSettings.alertCount, now),
+    ]);
     await upsertPaymentReconciliations(
       client,
       recorded.flatMap(({ paymentId, accountId, counts }) =>
@@ -101,9 +124,14 @@ export async function reconcilePayments(pool: Pool, paymentIds: string[], now: D
  * `reconcilePayments` for a job batch: if the batch fails as a whole, each payment is reconciled on its own,
  * so only the ones that fail alone get their error. Per payment, in order: its error, or null.
  */
-export async function reconcileEachPayment(pool: Pool, paymentIds: string[], now: Date): Promise<unknown[]> {
+export async function reconcileEachPayment(
+  pool: Pool,
+  paymentIds: string[],
+  now: Date,
+  declineSettings: DeclineSettings = CONFIGURED_DEFAULT,
+): Promise<unknown[]> {
   try {
-    await reconcilePayments(pool, paymentIds, now);
+    await reconcilePayments(pool, paymentIds, now, declineSettings);
     return paymentIds.map(() => null);
   } catch (err) {
     if (paymentIds.length === 1) return [err];
@@ -111,7 +139,7 @@ export async function reconcileEachPayment(pool: Pool, paymentIds: string[], now
   const errors: unknown[] = [];
   for (const paymentId of paymentIds)
     errors.push(
-      await reconcilePayments(pool, [paymentId], now).then(
+      await reconcilePayments(pool, [paymentId], now, declineSettings).then(
         () => null,
         (err: unknown) => err,
       ),

@@ -12,6 +12,7 @@ import {
   sumDailyForwarding,
   sumOpenFindings,
 } from './dailyQueries.ts';
+import { declinesByNetwork } from './declinesByNetwork.ts';
 import { sumAcceptedFindings, sumMatchRates } from './findingQueries.ts';
 import { buildPayoutRows } from './payoutsSection.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
@@ -66,6 +67,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   const acceptedFindings = await sumAcceptedFindings(db, generatedAt);
   const matchRates = await sumMatchRates(db, from, to);
   const payouts = await buildPayoutRows(db, from, to, generatedAt);
+  const declines = await declinesByNetwork(db, from, to);
 
   const accounts = new Map<string, AccountRow>();
   const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
@@ -108,6 +110,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
     accepted_findings: acceptedFindings,
     match_rates: matchRates,
     payouts,
+    declines,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { DailyReport } from './buildDailyReport.ts';
 import { COUNT_COLUMNS, MONEY_COLUMNS } from './buildDailyReport.ts';
 import type { FeeConfigurationReport } from './buildFeeConfigurationReport.ts';
+import { declinesSection } from './declinesByNetwork.ts';
 import { payoutsSection } from './payoutsSection.ts';
 
 export type Report = DailyReport | FeeConfigurationReport;
@@ -134,6 +135,7 @@ export function sectionsOf(report: Report): Section[] {
         rows: report.match_rates ?? [],
       },
       payoutsSection(report.payouts),
+      declinesSection(report.declines ?? []),
     ];
   }
   const rows = report.accounts.flatMap((account) =>

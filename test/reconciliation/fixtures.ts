@@ -230,6 +230,7 @@ export function facts(
     checkout: null,
     disputes: [],
     configurations: ALL,
+    earlierDeclines: [],
     ...parts,
     payment: payment({ feeAmount: fees.reduce((sum, each) => sum + each.amount, 0), ...parts.payment }),
   };

@@ -153,6 +153,7 @@ describe('loadPaymentFacts', () => {
       ],
       // Never synced: the fee checks that need configurations are counted, not made.
       configurations: null,
+      earlierDeclines: [],
     });
   });
 

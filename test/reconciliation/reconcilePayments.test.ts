@@ -164,7 +164,11 @@ describe('reconcilePayments, many payments at once', () => {
         for each row when (new.payment_id = 'py_refunded') execute function refuse_poison();
     `);
     await markPaymentsProjected(batched, ['py_fees', 'py_refunded']);
-    const context = { pool: batched, now: () => NOW } as unknown as JobContext;
+    const context = {
+      pool: batched,
+      now: () => NOW,
+      config: { DECLINE_ALERT_COUNT: 3 },
+    } as unknown as JobContext;
     const errors = await reconcilePaymentsJob.handleBatch(
       [{ payment_ids: ['py_fees', 'py_refunded'] }, { payment_ids: ['py_fees'] }],
       context,

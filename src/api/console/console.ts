@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import type { ApiTokens } from '../tokens.ts';
 import { findingActions } from './actions.ts';
+import { declinePages } from './declinePages.ts';
 import { deliveryPages } from './deliveryPages.ts';
 import { opsPages } from './opsPages.ts';
 import { findingPages } from './pages.ts';
@@ -54,6 +55,7 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
     payoutPages(deps),
     deliveryPages(deps),
     opsPages(deps),
+    declinePages(deps),
     findingActions(deps),
   );
   router.use((req, res) => renderPage(req, res, 'error', { status: 404, message: 'No such page.' }, 404));

@@ -1,5 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import { presentDecline } from '../../declines/presentDecline.ts';
+import { findDeclineOfPayment } from '../../declines/queries.ts';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { listFindings } from '../../findings/queries.ts';
 import { listPayoutLinesOfPayment } from '../../payouts/payoutReadQueries.ts';
@@ -19,11 +21,12 @@ export function paymentPage(deps: AppDeps): Router {
     const { id } = parseParams(z.object({ id: pathId() }), req.params);
     const detail = await findPaymentDetail(deps.pool, id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
-    const [timeline, configurations, findings, payoutLines] = await Promise.all([
+    const [timeline, configurations, findings, payoutLines, decline] = await Promise.all([
       listPaymentTimeline(deps.pool, id),
       listFeeConfigurationsOfPayment(deps.pool, id),
       listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE),
       listPayoutLinesOfPayment(deps.pool, id),
+      findDeclineOfPayment(deps.pool, id),
     ]);
     renderPage(req, res, 'payment', {
       id,
@@ -32,6 +35,7 @@ export function paymentPage(deps: AppDeps): Router {
       feeChecks: feeChecksOf(detail.payment, detail.fees, configurations),
       findings: findings.slice(0, FINDINGS_PAGE.limit),
       payoutLines,
+      decline: decline && presentDecline(decline),
     });
   });
   router.use(undecodablePathParam('id'));

@@ -1,0 +1,50 @@
+import express, { type Router } from 'express';
+import { z } from 'zod';
+import { presentDecline } from '../../declines/presentDecline.ts';
+import { listDeclines } from '../../declines/queries.ts';
+import { RETRY_ADVICE } from '../../domain/declines.ts';
+import type { AppDeps } from '../deps.ts';
+import { list } from './envelope.ts';
+import { pageFromQuery, paginate } from './pagination.ts';
+import { calendarDate, oneOf, parseQuery, text } from './params.ts';
+
+const SINCE_PROBLEM = 'must be a date (YYYY-MM-DD) or a timestamp with its offset (ISO 8601)';
+const sinceForms = z.union([calendarDate(), z.iso.datetime({ offset: true })]);
+
+/** A calendar date (its UTC midnight) or an ISO 8601 timestamp with its offset, from year 1 on. */
+export function sinceParam() {
+  return text({ maxLength: 40 }).transform((value, context) => {
+    const at = sinceForms.safeParse(value).success ? new Date(value) : null;
+    if (at === null || Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1) {
+      context.addIssue({ code: 'custom', message: SINCE_PROBLEM });
+      return z.NEVER;
+    }
+    return at;
+  });
+}
+
+// Networks stay free text: the provider's are kept verbatim, including ones the seed does not name.
+export const declinesQuery = z.object({
+  advice: oneOf(RETRY_ADVICE).optional(),
+  network: text().optional(),
+  account_id: text().optional(),
+  since: sinceParam().optional(),
+});
+
+/** GET /api/declines?advice=&network=&account_id=&since=, newest first, in the provider's list envelope. */
+export function declineRoutes(deps: AppDeps): Router {
+  const router = express.Router();
+  router.get('/declines', async (req, res) => {
+    const query = parseQuery(declinesQuery, req.query);
+    const page = pageFromQuery(req.query);
+    const filter = {
+      advice: query.advice,
+      network: query.network,
+      accountId: query.account_id,
+      since: query.since,
+    };
+    const { data, pageInfo } = paginate(await listDeclines(deps.pool, filter, page), page);
+    res.json(list(data.map(presentDecline), pageInfo));
+  });
+  return router;
+}

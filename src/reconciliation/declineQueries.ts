@@ -1,0 +1,87 @@
+import type { Queryable } from '../db/pool.ts';
+import type { AdviceScope, RetryAdvice } from '../domain/declines.ts';
+
+// When a payment was attempted: its creation, else the first snapshot of it (a decline happens at creation).
+const ATTEMPTED_AT = (alias: string) => `coalesce(${alias}.created_at, ${alias}.updated_at)`;
+
+// "Same card": the same payment method id, or the same brand, last four and expiry (all three known).
+const SAME_CARD = `(
+    other.payment_method_id = p.payment_method_id
+    or (other.card_last_four = p.card_last_four and other.card_expiry = p.card_expiry
+        and lower(other.card_brand) = lower(p.card_brand))
+  )`;
+
+/** An earlier decline of a payment's card that said not to charge it again. */
+export type EarlierDecline = {
+  paymentId: string;
+  accountId: string;
+  advice: RetryAdvice;
+  scope: AdviceScope | null;
+  declineCode: string | null;
+  network: string | null;
+  networkErrorCode: string | null;
+  networkErrorCategory: string | null;
+  attemptedAt: Date;
+};
+
+const EARLIER_DECLINES_SQL = `
+  select p.id as "retryId", other.id as "paymentId", other.account_id as "accountId",
+         other.retry_advice as advice, other.advice_scope as scope, other.decline_code as "declineCode",
+         other.network, other.network_error_code as "networkErrorCode",
+         other.network_error_category as "networkErrorCategory", ${ATTEMPTED_AT('other')} as "attemptedAt"
+    from payments p
+    join payments other on other.id <> p.id and ${SAME_CARD}
+   where p.id = any($1::text[]) and p.card_key is not null
+     and other.status = 'failed' and other.retry_advice in ('do_not_retry', 'stop_recurring')
+     and ${ATTEMPTED_AT('other')} < ${ATTEMPTED_AT('p')}
+   order by p.id, "attemptedAt" desc, other.id`;
+
+/**
+ * Per payment, the earlier failed payments on the same card whose decline advised `do_not_retry` or
+ * `stop_recurring`, newest first: one query for all of them.
+ */
+export async function listEarlierDeclines(
+  db: Queryable,
+  paymentIds: string[],
+): Promise<Map<string, EarlierDecline[]>> {
+  const { rows } = await db.query<EarlierDecline & { retryId: string }>(EARLIER_DECLINES_SQL, [paymentIds]);
+  const byPayment = new Map<string, EarlierDecline[]>();
+  for (const { retryId, ...decline } of rows)
+    byPayment.set(retryId, [...(byPayment.get(retryId) ?? []), decline]);
+  return byPayment;
+}
+
+/** A failed card payment, as `card_declined_repeatedly` counts it. */
+export type CardDecline = {
+  cardKey: string;
+  paymentId: string;
+  accountId: string;
+  amount: number;
+  currency: string | null;
+  advice: RetryAdvice;
+  declineCode: string | null;
+  attemptedAt: Date;
+};
+
+/** The cards of these payments (by card key), and every decline of each, oldest first. */
+export async function loadCardDeclines(
+  db: Queryable,
+  paymentIds: string[],
+): Promise<{ cardKeyOf: Map<string, string>; declines: CardDecline[] }> {
+  const cards = await db.query<{ id: string; cardKey: string }>(
+    `select id, card_key as "cardKey" from payments where id = any($1::text[]) and card_key is not null`,
+    [paymentIds],
+  );
+  const cardKeyOf = new Map(cards.rows.map((row) => [row.id, row.cardKey]));
+  if (cardKeyOf.size === 0) return { cardKeyOf, declines: [] };
+  const { rows } = await db.query<CardDecline>(
+    `select card_key as "cardKey", id as "paymentId", account_id as "accountId",
+            coalesce(amount, 0) as amount, currency, retry_advice as advice,
+            decline_code as "declineCode", ${ATTEMPTED_AT('payments')} as "attemptedAt"
+       from payments
+      where card_key = any($1::text[]) and status = 'failed' and retry_advice is not null
+      order by card_key, "attemptedAt", id`,
+    [[...new Set(cardKeyOf.values())]],
+  );
+  return { cardKeyOf, declines: rows };
+}
