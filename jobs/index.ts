@@ -6,6 +6,7 @@ import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
+import payoutSync from './payout-sync.ts';
 import reconcilePayments from './reconcile-payments.ts';
 import reconcileStale from './reconcile-stale.ts';
 import retentionPurge from './retention-purge.ts';
@@ -20,6 +21,7 @@ const handlers = {
   'fee-configuration-sync': feeConfigurationSync,
   'fee-configuration-report': feeConfigurationReport,
   'missed-event-sweep': missedEventSweep,
+  'payout-sync': payoutSync,
   'daily-report': dailyReport,
   'retention-purge': retentionPurge,
   'alert-scan': alertScan,

@@ -3,6 +3,7 @@ import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
+import { enqueueLineSyncs } from '../payouts/enqueueLineSyncs.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
@@ -75,7 +76,8 @@ const toProject = (event: EventToProcess) => ({
  */
 async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
-  const paymentIds = await projectBatch(client, rows);
+  const { paymentIds } = await projectBatch(client, rows);
+  await enqueueLineSyncs({ boss, client }, rows.deliveredPayouts);
   await finishProcessing(client, boss, events, paymentIds);
 }
 

@@ -11,6 +11,13 @@ import {
 } from './forwardingQueries.ts';
 import type { ForwardingRows } from './forwardingRows.ts';
 import { replacePaymentFees, upsertPayments } from './paymentQueries.ts';
+import {
+  lockPayouts,
+  refreshLineCompleteness,
+  upsertPayoutLineCounts,
+  upsertPayoutLines,
+  upsertPayouts,
+} from './payoutQueries.ts';
 import { replaceReturnedFees, upsertRefunds } from './refundQueries.ts';
 
 type FeeList<Fee> = { ownerId: string; rowId: number; fees: Fee[] | null };
@@ -30,10 +37,13 @@ function shownFeeLists<Fee>(lists: FeeList<Fee>[], shownRowIds: Map<string, numb
 
 /**
  * Writes the rows of a batch with one statement per table, whatever the number of deliveries: the
- * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments whose
- * reconciliation the batch may affect.
+ * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments and the
+ * payouts whose reconciliation the batch may affect.
  */
-export async function projectBatch(db: Queryable, batch: BatchRows): Promise<string[]> {
+export async function projectBatch(
+  db: Queryable,
+  batch: BatchRows,
+): Promise<{ paymentIds: string[]; payoutIds: string[] }> {
   const paymentFeesShown = await upsertPayments(
     db,
     batch.payments.map(({ payment }) => payment),
@@ -67,7 +77,19 @@ export async function projectBatch(db: Queryable, batch: BatchRows): Promise<str
   await recordForwardingOutcomes(db, batch.forwarding);
   // Read after every write of the batch, so a payment and its checkout projected together are linked.
   const checkoutPayments = await listPaymentsOfCheckouts(db, [...new Set(batch.checkoutIds)]);
-  return [...batch.paymentIds, ...checkoutPayments];
+  const payoutIds = [...new Set(batch.payoutIds)];
+  await projectPayouts(db, batch, payoutIds);
+  return { paymentIds: [...batch.paymentIds, ...checkoutPayments], payoutIds };
+}
+
+/** Payouts, their lines and line counts, then whether each payout named has all its lines projected. */
+async function projectPayouts(db: Queryable, batch: BatchRows, payoutIds: string[]): Promise<void> {
+  if (payoutIds.length === 0) return;
+  await lockPayouts(db, payoutIds);
+  await upsertPayouts(db, batch.payouts);
+  await upsertPayoutLines(db, batch.payoutLines);
+  await upsertPayoutLineCounts(db, batch.payoutLineCounts);
+  await refreshLineCompleteness(db, payoutIds);
 }
 
 /**
