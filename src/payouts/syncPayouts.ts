@@ -83,8 +83,13 @@ export async function syncOnePayout(
 ): Promise<PayoutSyncCounts> {
   const account = await accountOf(context, accountId);
   const counts = emptyCounts();
-  const payout = readApiObject(await context.client.getPayout(payoutId, accountId));
-  await syncListedPayouts(context, account, [payout], counts);
+  const fetched = await orNullIfNotFound(context.client.getPayout(payoutId, accountId));
+  // Retrying cannot help: the delivery named a payout the API does not show on that account.
+  if (fetched === null) {
+    context.log.warn({ accountId, payoutId }, 'payout sync: the provider does not know this payout');
+    return counts;
+  }
+  await syncListedPayouts(context, account, [readApiObject(fetched)], counts);
   context.log.info({ accountId, payoutId, ...counts }, 'payout sync of one payout done');
   return counts;
 }
@@ -189,7 +194,7 @@ async function fetchUnknownPayments(
   counts: PayoutSyncCounts,
 ) {
   for (const paymentId of await listPaymentsToFetch(context.pool, paymentIds)) {
-    const payment = await getPaymentOrNull(context.client, paymentId, account.id);
+    const payment = await orNullIfNotFound(context.client.getPayment(paymentId, account.id));
     await withTransaction(context.pool, async (client) => {
       if (payment) await storeSnapshots(context, client, account, 'payments', [readApiObject(payment)]);
       const fetch = {
@@ -206,9 +211,10 @@ async function fetchUnknownPayments(
   }
 }
 
-async function getPaymentOrNull(client: PayoutSyncClient, paymentId: string, accountId: string) {
+/** The provider's answer, or null when it says `resource_not_found`; any other failure is thrown. */
+async function orNullIfNotFound(request: Promise<unknown>): Promise<unknown> {
   try {
-    return await client.getPayment(paymentId, accountId);
+    return await request;
   } catch (err) {
     if (err instanceof ProviderError && (err.code === 'resource_not_found' || err.status === 404))
       return null;
