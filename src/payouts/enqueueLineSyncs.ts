@@ -1,18 +1,17 @@
-import { listPayoutsAwaitingLines } from '../projection/payoutQueries.ts';
 import { enqueue, type QueueDb } from '../queue/queues.ts';
+import { listPayoutsAwaitingLines } from './syncQueries.ts';
 
 /**
  * A payout a webhook brought has no lines yet: one `payout-sync` job per payout whose lines are not all
- * projected, enqueued in the caller's transaction so it commits with the projection.
+ * projected nor already stored (see `listPayoutsAwaitingLines`), enqueued in the caller's transaction so
+ * it commits with the projection.
  */
 export async function enqueueLineSyncs(
   db: Extract<QueueDb, { client: unknown }>,
-  delivered: { payoutId: string; accountId: string }[],
+  deliveredPayoutIds: string[],
 ): Promise<void> {
-  if (delivered.length === 0) return;
-  const awaiting = await listPayoutsAwaitingLines(db.client, [
-    ...new Set(delivered.map((payout) => payout.payoutId)),
-  ]);
+  if (deliveredPayoutIds.length === 0) return;
+  const awaiting = await listPayoutsAwaitingLines(db.client, [...new Set(deliveredPayoutIds)]);
   await enqueue(
     db,
     'payout-sync',

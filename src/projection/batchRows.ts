@@ -27,8 +27,8 @@ export type BatchRows = {
   checkoutIds: string[];
   /** Payouts the deliveries name (the payout, a line of it, its line count): their reconciliation may change. */
   payoutIds: string[];
-  /** Payouts a webhook brought, with their account: their lines are fetched unless all are projected. */
-  deliveredPayouts: { payoutId: string; accountId: string }[];
+  /** Payouts a webhook brought: their lines are fetched unless Tally has them all. */
+  deliveredPayoutIds: string[];
 };
 
 /**
@@ -48,7 +48,7 @@ export function rowsOfBatch(events: EventToProject[]): BatchRows {
     paymentIds: [],
     checkoutIds: [],
     payoutIds: [],
-    deliveredPayouts: [],
+    deliveredPayoutIds: [],
   };
   for (const event of events) addRowsOf(batch, event);
   return batch;
@@ -94,8 +94,7 @@ function addRowsOf(batch: BatchRows, event: EventToProject): void {
       const payout = payoutRowOf(event, event.data);
       batch.payouts.push(payout);
       batch.payoutIds.push(payout.id);
-      if (event.source === 'webhook')
-        batch.deliveredPayouts.push({ payoutId: payout.id, accountId: payout.account_id });
+      if (event.source === 'webhook') batch.deliveredPayoutIds.push(payout.id);
       return;
     }
     case 'payout_line': {

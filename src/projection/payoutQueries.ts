@@ -223,16 +223,3 @@ export async function refreshLineCompleteness(db: Queryable, payoutIds: string[]
     [payoutIds],
   );
 }
-
-/** Of these payouts, those whose lines are not all projected yet, with their account. */
-export async function listPayoutsAwaitingLines(
-  db: Queryable,
-  payoutIds: string[],
-): Promise<{ id: string; account_id: string }[]> {
-  if (payoutIds.length === 0) return [];
-  const { rows } = await db.query<{ id: string; account_id: string }>(
-    `select id, account_id from payouts where id = any($1::text[]) and not lines_complete order by id`,
-    [payoutIds],
-  );
-  return rows;
-}

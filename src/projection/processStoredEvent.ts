@@ -77,7 +77,7 @@ const toProject = (event: EventToProcess) => ({
 async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
   const { paymentIds } = await projectBatch(client, rows);
-  await enqueueLineSyncs({ boss, client }, rows.deliveredPayouts);
+  await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
   await finishProcessing(client, boss, events, paymentIds);
 }
 
