@@ -26,6 +26,8 @@ export type PayoutSyncContext = { pool: Pool; client: PayoutSyncClient; log: Log
 
 export type PayoutSyncCounts = {
   listed: number;
+  /** Listed without an id: nothing can be stored of them. */
+  withoutId: number;
   unchanged: number;
   synced: number;
   lines: number;
@@ -37,6 +39,7 @@ type Account = { id: string; type: string };
 
 const emptyCounts = (): PayoutSyncCounts => ({
   listed: 0,
+  withoutId: 0,
   unchanged: 0,
   synced: 0,
   lines: 0,
@@ -112,12 +115,12 @@ async function syncListedPayouts(
   const synced = await findSyncedPayouts(context.pool, listed);
   counts.listed += payouts.length;
   for (const payout of payouts) {
-    if (payout.id === null || synced.has(payout.id)) {
-      counts.unchanged += 1;
-      continue;
+    if (payout.id === null) counts.withoutId += 1;
+    else if (synced.has(payout.id)) counts.unchanged += 1;
+    else {
+      await syncPayout(context, account, payout, payout.id, counts);
+      counts.synced += 1;
     }
-    await syncPayout(context, account, payout, payout.id, counts);
-    counts.synced += 1;
   }
 }
 

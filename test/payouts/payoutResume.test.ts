@@ -135,6 +135,7 @@ describe('a sync stopped by the provider mid-way', () => {
     const counts = await syncAccountPayouts(context(providerClient()), RESUME, since());
     expect(counts).toEqual({
       listed: 1,
+      withoutId: 0,
       unchanged: 0,
       synced: 1,
       lines: 250,
