@@ -30,6 +30,7 @@ create table payouts (
   lines_complete boolean not null default false,
   -- The shown snapshot as the provider sent it (card numbers redacted): fields Tally does not read are kept.
   snapshot jsonb,
+  -- When the shown snapshot's delivery was received (not the wall clock), so a rebuild gives the same row.
   projected_at timestamptz not null
 );
 create index payouts_account_created_idx on payouts (account_id, created_at);
@@ -61,6 +62,7 @@ create table payout_lines (
   created_at timestamptz,
   updated_at timestamptz,
   event_row_id bigint not null,
+  -- As in `payouts`: the shown snapshot verbatim, and when its delivery was received.
   snapshot jsonb,
   projected_at timestamptz not null
 );
