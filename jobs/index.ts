@@ -7,6 +7,7 @@ import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
 import payoutScan from './payout-scan.ts';
+import payoutSync from './payout-sync.ts';
 import reconcilePayments from './reconcile-payments.ts';
 import reconcilePayouts from './reconcile-payouts.ts';
 import reconcileStale from './reconcile-stale.ts';
@@ -22,6 +23,7 @@ const handlers = {
   'fee-configuration-sync': feeConfigurationSync,
   'fee-configuration-report': feeConfigurationReport,
   'missed-event-sweep': missedEventSweep,
+  'payout-sync': payoutSync,
   'daily-report': dailyReport,
   'retention-purge': retentionPurge,
   'reconcile-payouts': reconcilePayouts,

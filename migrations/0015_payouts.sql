@@ -28,6 +28,9 @@ create table payouts (
   -- The payout is judged only once this many lines are projected (`lines_complete`).
   line_count integer,
   lines_complete boolean not null default false,
+  -- The shown snapshot as the provider sent it (card numbers redacted): fields Tally does not read are kept.
+  snapshot jsonb,
+  -- When the shown snapshot's delivery was received (not the wall clock), so a rebuild gives the same row.
   projected_at timestamptz not null
 );
 create index payouts_account_created_idx on payouts (account_id, created_at);
@@ -59,6 +62,8 @@ create table payout_lines (
   created_at timestamptz,
   updated_at timestamptz,
   event_row_id bigint not null,
+  -- As in `payouts`: the shown snapshot verbatim, and when its delivery was received.
+  snapshot jsonb,
   projected_at timestamptz not null
 );
 create index payout_lines_payout_idx on payout_lines (payout_id);
@@ -71,4 +76,33 @@ create table payout_sync_accounts (
   account_id text primary key,
   synced_at timestamptz not null,
   newest_payout_created_at timestamptz
+);
+
+-- How many lines each payout has, from the sync's marker snapshot (stored once every page of lines is in the
+-- raw log). Kept apart from `payouts` so a marker projected before its payout is not lost; newest marker wins.
+create table payout_line_counts (
+  payout_id text primary key,
+  line_count integer not null,
+  event_row_id bigint not null
+);
+
+-- The sync's own progress per payout: the payout state whose lines (and marker) are stored in the raw log.
+-- A payout listed again in this state is skipped; one missing here is fetched again, lines and all.
+create table payout_line_syncs (
+  payout_id text primary key,
+  account_id text not null,
+  payout_updated_at timestamptz,
+  payout_status text not null,
+  line_count integer not null,
+  synced_at timestamptz not null
+);
+
+-- Payments named by a payout line that Tally did not have, fetched once with get-payment (`found`: the
+-- provider returned it, stored as an `api` snapshot; false: it answered `resource_not_found`).
+create table payout_payment_fetches (
+  payment_id text primary key,
+  account_id text not null,
+  payout_id text not null,
+  found boolean not null,
+  fetched_at timestamptz not null
 );

@@ -25,13 +25,14 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
     { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
     { job: 'fee-configuration-sync', cron: '0 * * * *' },
     { job: 'missed-event-sweep', cron: '*/15 * * * *' },
+    { job: 'payout-sync', cron: '0 * * * *' },
     { job: 'daily-report', cron: '15 0 * * *' },
     { job: 'retention-purge', cron: '30 3 * * *' },
     { job: 'payout-scan', cron: '*/15 * * * *' },
     { job: 'alert-scan', cron: '* * * * *' },
   ]);
   const { loadConfig } = await import('../src/config.ts');
-  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[4]).toEqual({
+  expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[5]).toEqual({
     job: 'daily-report',
     cron: '30 1 * * *',
   });

@@ -29,7 +29,10 @@ describe('familyOf routes by the shape of data, then by name', () => {
     ['payment.dispute_evidence.created', { id: 'dp_1' }, 'other'],
     ['payment_intent.succeeded', { id: 'py_1' }, 'other'],
     ['payment_method.created', { id: 'pm_1' }, 'other'],
-    ['payout.paid', { id: 'po_1' }, 'other'],
+    ['payout.paid', { id: 'po_1' }, 'payout'],
+    ['payout.api_snapshot', { id: 'po_1' }, 'payout'],
+    ['balance_transaction.api_snapshot', { id: 'bt_1', payout_id: 'po_1' }, 'payout_line'],
+    ['payout.lines_counted', { payout_id: 'po_1', line_count: 3 }, 'payout_line_count'],
     ['something.new', { id: 'xyz_1' }, 'other'],
     ['something.new', { id: 'chc_1', checkout_id: 'cho_1' }, 'checkout_completion'],
     ['something.new', { id: 'constructor_1' }, 'other'],
@@ -232,8 +235,11 @@ describe('unknownValuesOf', () => {
     expect(
       unknownValuesOf('payment.created', 'payment', { payment_mode: 'ecom', status: 'refunded' }),
     ).toEqual([]);
-    expect(unknownValuesOf('payout.paid', 'other', { id: 'po_1' })).toEqual([
-      { field: 'unprojected_event', value: 'payout.paid' },
+    expect(unknownValuesOf('payment_intent.succeeded', 'other', { id: 'pi_1' })).toEqual([
+      { field: 'unprojected_event', value: 'payment_intent.succeeded' },
+    ]);
+    expect(unknownValuesOf('payout.paid', 'payout', { id: 'po_1', status: 'reversed' })).toEqual([
+      { field: 'payout.status', value: 'reversed' },
     ]);
     expect(unknownValuesOf('payment.refunded', 'refund', { status: 'success' })).toEqual([]);
     expect(unknownValuesOf('payment.dispute.closed', 'dispute', { status: 'charge_refunded' })).toEqual([

@@ -196,7 +196,6 @@ describe('what the provider actually sends', () => {
       { field: 'unprojected_event', value: 'payment_intent.succeeded', deliveries: 1 },
       { field: 'unprojected_event', value: 'payment_method.bin_mapped', deliveries: 1 },
       { field: 'unprojected_event', value: 'payment_method.created', deliveries: 1 },
-      { field: 'unprojected_event', value: 'payout.paid', deliveries: 1 },
     ]);
     const status = await request(t.app).get('/api/status').set(auth);
     expect(status.body.data.unknown_values).toEqual({
@@ -207,7 +206,6 @@ describe('what the provider actually sends', () => {
         'payment_intent.succeeded': 1,
         'payment_method.bin_mapped': 1,
         'payment_method.created': 1,
-        'payout.paid': 1,
       },
     });
     const metrics = await request(t.app).get('/metrics');

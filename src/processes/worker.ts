@@ -13,7 +13,7 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
   if (!runtime.config.PROVIDER_CLIENT_ID) {
     runtime.log.info(
-      'fee configuration sync and missed-event sweep disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
+      'fee configuration sync, missed-event sweep and payout sync disabled: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET are unset',
     );
   }
   // Catches up at once on reconciliations a crash (this worker's or another's) left behind.

@@ -7,6 +7,8 @@ import { familyOf } from './eventFamilies.ts';
 import { type ForwardingRows, forwardingRowsOf } from './forwardingRows.ts';
 import type { PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
 import { paymentRowsOf } from './paymentRows.ts';
+import type { PayoutLineCountRow, PayoutLineRow, PayoutRow } from './payoutQueries.ts';
+import { payoutLineCountRowOf, payoutLineRowOf, payoutRowOf } from './payoutRows.ts';
 import { type RefundRows, refundRowsOf } from './refundRows.ts';
 
 /** The typed rows of a batch of stored deliveries, per table, before anything is written. */
@@ -16,10 +18,17 @@ export type BatchRows = {
   checkouts: (CheckoutRow | CheckoutCompletionRow)[];
   disputes: DisputeRow[];
   forwarding: ForwardingRows[];
+  payouts: PayoutRow[];
+  payoutLines: PayoutLineRow[];
+  payoutLineCounts: PayoutLineCountRow[];
   /** Payments the deliveries name, whose reconciliation the batch may affect. */
   paymentIds: string[];
   /** Checkouts the deliveries name: their linked payments' checkout fee check may change too. */
   checkoutIds: string[];
+  /** Payouts the deliveries name (the payout, a line of it, its line count): their reconciliation may change. */
+  payoutIds: string[];
+  /** Payouts a webhook brought: their lines are fetched unless Tally has them all. */
+  deliveredPayoutIds: string[];
 };
 
 /**
@@ -33,8 +42,13 @@ export function rowsOfBatch(events: EventToProject[]): BatchRows {
     checkouts: [],
     disputes: [],
     forwarding: [],
+    payouts: [],
+    payoutLines: [],
+    payoutLineCounts: [],
     paymentIds: [],
     checkoutIds: [],
+    payoutIds: [],
+    deliveredPayoutIds: [],
   };
   for (const event of events) addRowsOf(batch, event);
   return batch;
@@ -76,6 +90,25 @@ function addRowsOf(batch: BatchRows, event: EventToProject): void {
     case 'forwarding':
       batch.forwarding.push(forwardingRowsOf(event, event.data));
       return;
+    case 'payout': {
+      const payout = payoutRowOf(event, event.data);
+      batch.payouts.push(payout);
+      batch.payoutIds.push(payout.id);
+      if (event.source === 'webhook') batch.deliveredPayoutIds.push(payout.id);
+      return;
+    }
+    case 'payout_line': {
+      const line = payoutLineRowOf(event, event.data);
+      batch.payoutLines.push(line);
+      batch.payoutIds.push(line.payout_id);
+      return;
+    }
+    case 'payout_line_count': {
+      const count = payoutLineCountRowOf(event, event.data);
+      batch.payoutLineCounts.push(count);
+      batch.payoutIds.push(count.payout_id);
+      return;
+    }
     case 'other':
       return;
   }

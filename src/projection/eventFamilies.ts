@@ -5,6 +5,9 @@ export type EventFamily =
   | 'checkout_completion'
   | 'dispute'
   | 'forwarding'
+  | 'payout'
+  | 'payout_line'
+  | 'payout_line_count'
   | 'other';
 
 /** The provider's id prefixes: the shape of `data` decides which projection it feeds. */
@@ -15,15 +18,12 @@ const FAMILY_BY_ID_PREFIX = new Map<string, EventFamily>([
   ['chc', 'checkout_completion'],
   ['dp', 'dispute'],
   ['fwd', 'forwarding'],
+  ['po', 'payout'],
+  ['bt', 'payout_line'],
 ]);
 
 // Families whose objects Tally stores and counts but does not project, even if an id looks familiar.
-const UNPROJECTED_NAME_PREFIXES = [
-  'payment.dispute_evidence.',
-  'payment_method.',
-  'payment_intent.',
-  'payout.',
-];
+const UNPROJECTED_NAME_PREFIXES = ['payment.dispute_evidence.', 'payment_method.', 'payment_intent.'];
 
 // When `data.id` carries no known prefix, the seed's event names still say what the object is.
 const FAMILY_BY_NAME = new Map<string, EventFamily>([
@@ -39,6 +39,14 @@ const FAMILY_BY_NAME = new Map<string, EventFamily>([
   // Tally's own names for snapshots the missed-event sweep fetched from the provider's API.
   ['payment.api_snapshot', 'payment'],
   ['forwarding_request.api_snapshot', 'forwarding'],
+  // And those the payout sync fetched: payouts, their lines, and how many lines a payout has.
+  ['payout.api_snapshot', 'payout'],
+  ['balance_transaction.api_snapshot', 'payout_line'],
+  ['payout.lines_counted', 'payout_line_count'],
+  ...['created', 'paid', 'failed', 'updated', 'canceled'].map((name): [string, EventFamily] => [
+    `payout.${name}`,
+    'payout',
+  ]),
   ...['created', 'updated', 'succeeded', 'failed', 'pending', 'authorized', 'captured', 'canceled'].map(
     (name): [string, EventFamily] => [`payment.${name}`, 'payment'],
   ),

@@ -123,6 +123,9 @@ export const PROJECTION_TABLES = [
   'forwarding_requests',
   'forwarding_outcomes',
   'disputes',
+  'payouts',
+  'payout_lines',
+  'payout_line_counts',
   'unknown_values',
   'payment_declines',
 ] as const;

@@ -3,6 +3,8 @@ import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { describeIssues } from '../issues.ts';
+import { enqueueLineSyncs } from '../payouts/enqueueLineSyncs.ts';
+import { enqueuePayoutReconciliations } from '../payouts/enqueuePayoutReconciliations.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
@@ -75,7 +77,9 @@ const toProject = (event: EventToProcess) => ({
  */
 async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
-  const paymentIds = await projectBatch(client, rows);
+  const { paymentIds, payoutIds } = await projectBatch(client, rows);
+  await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
+  await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
   await finishProcessing(client, boss, events, paymentIds);
 }
 

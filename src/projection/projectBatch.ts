@@ -12,6 +12,13 @@ import {
 } from './forwardingQueries.ts';
 import type { ForwardingRows } from './forwardingRows.ts';
 import { replacePaymentFees, upsertPayments } from './paymentQueries.ts';
+import {
+  lockPayouts,
+  refreshLineCompleteness,
+  upsertPayoutLineCounts,
+  upsertPayoutLines,
+  upsertPayouts,
+} from './payoutQueries.ts';
 import { replaceReturnedFees, upsertRefunds } from './refundQueries.ts';
 
 type FeeList<Fee> = { ownerId: string; rowId: number; fees: Fee[] | null };
@@ -31,10 +38,13 @@ function shownFeeLists<Fee>(lists: FeeList<Fee>[], shownRowIds: Map<string, numb
 
 /**
  * Writes the rows of a batch with one statement per table, whatever the number of deliveries: the
- * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments whose
- * reconciliation the batch may affect.
+ * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments and the
+ * payouts whose reconciliation the batch may affect.
  */
-export async function projectBatch(db: Queryable, batch: BatchRows): Promise<string[]> {
+export async function projectBatch(
+  db: Queryable,
+  batch: BatchRows,
+): Promise<{ paymentIds: string[]; payoutIds: string[] }> {
   const paymentFeesShown = await upsertPayments(
     db,
     batch.payments.map(({ payment }) => payment),
@@ -71,7 +81,19 @@ export async function projectBatch(db: Queryable, batch: BatchRows): Promise<str
   const projectedPayments = [...new Set(batch.payments.map(({ payment }) => payment.id))];
   await recordPaymentDeclines(db, projectedPayments);
   const retriesAfterDeclines = await listPaymentsAfterDeclines(db, projectedPayments);
-  return [...batch.paymentIds, ...checkoutPayments, ...retriesAfterDeclines];
+  const payoutIds = [...new Set(batch.payoutIds)];
+  await projectPayouts(db, batch, payoutIds);
+  return { paymentIds: [...batch.paymentIds, ...checkoutPayments, ...retriesAfterDeclines], payoutIds };
+}
+
+/** Payouts, their lines and line counts, then whether each payout named has all its lines projected. */
+async function projectPayouts(db: Queryable, batch: BatchRows, payoutIds: string[]): Promise<void> {
+  if (payoutIds.length === 0) return;
+  await lockPayouts(db, payoutIds);
+  await upsertPayouts(db, batch.payouts);
+  await upsertPayoutLines(db, batch.payoutLines);
+  await upsertPayoutLineCounts(db, batch.payoutLineCounts);
+  await refreshLineCompleteness(db, payoutIds);
 }
 
 /**

@@ -1,8 +1,13 @@
 import { unknownDeclineValuesOf } from './declineRows.ts';
 import type { EventFamily } from './eventFamilies.ts';
+import { isKnownTxnType } from './payoutRows.ts';
 
 /** An enumerated field and the values the seed and the provider's docs name for it. */
-type KnownValues = { field: string; read: (data: Record<string, unknown>) => unknown; known: Set<string> };
+type KnownValues = {
+  field: string;
+  read: (data: Record<string, unknown>) => unknown;
+  known: { has(value: string): boolean };
+};
 
 const at =
   (...path: string[]) =>
@@ -82,6 +87,16 @@ const KNOWN_BY_FAMILY: Partial<Record<EventFamily, KnownValues[]>> = {
       read: at('status'),
       known: new Set(['pending', 'processing', 'completed', 'failed']),
     },
+  ],
+  payout: [
+    {
+      field: 'payout.status',
+      read: at('status'),
+      known: new Set(['scheduled', 'in_transit', 'paid', 'failed', 'canceled', 'forwarded']),
+    },
+  ],
+  payout_line: [
+    { field: 'balance_transaction.txn_type', read: at('txn_type'), known: { has: isKnownTxnType } },
   ],
 };
 

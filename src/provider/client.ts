@@ -45,6 +45,21 @@ const RETRYABLE_CODES = new Set([
 ]);
 const PAGE_LIMIT = '100';
 
+/** The bounds `GET /v1/payouts` filters by. */
+export type PayoutFilters = {
+  createdAfter?: Date;
+  createdBefore?: Date;
+  depositsAfter?: Date;
+  depositsBefore?: Date;
+};
+
+const PAYOUT_FILTERS: Record<keyof PayoutFilters, string> = {
+  createdAfter: 'created_after',
+  createdBefore: 'created_before',
+  depositsAfter: 'deposits_after',
+  depositsBefore: 'deposits_before',
+};
+
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
 /**
@@ -150,6 +165,15 @@ export function createProviderClient(options: ProviderClientOptions) {
     }
   }
 
+  // A single object's `data`; anything but an object is the provider's mistake, not something to store.
+  async function getObject(path: string, subAccount?: string): Promise<unknown> {
+    const envelope = (await send('GET', path, undefined, 'bearer', subAccount)) as Envelope | null;
+    const data = envelope?.data;
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new ProviderError(`GET ${path} did not return an object`, null, null);
+    return data;
+  }
+
   return {
     /** GET one resource; resolves to the envelope. */
     async get(path: string, subAccount?: string): Promise<Envelope> {
@@ -174,13 +198,28 @@ export function createProviderClient(options: ProviderClientOptions) {
       return pages('/v1/forwarding/requests', { created_after: createdAfter.toISOString() }, subAccount);
     },
     /** One payment, with its fees: the envelope's `data`, raw. Unknown ids fail with `resource_not_found`. */
-    async getPayment(id: string, subAccount?: string): Promise<unknown> {
-      const path = `/v1/payments/${encodeURIComponent(id)}`;
-      const envelope = (await send('GET', path, undefined, 'bearer', subAccount)) as Envelope | null;
-      const data = envelope?.data;
-      if (typeof data !== 'object' || data === null || Array.isArray(data))
-        throw new ProviderError(`GET ${path} did not return an object`, null, null);
-      return data;
+    getPayment(id: string, subAccount?: string): Promise<unknown> {
+      return getObject(`/v1/payments/${encodeURIComponent(id)}`, subAccount);
+    },
+    /**
+     * A sub account's payouts, a page (up to 100) at a time, newest first, created and depositing within the
+     * bounds given; raw objects for the caller to validate.
+     */
+    payoutPages(subAccount: string, filters: PayoutFilters = {}): AsyncGenerator<unknown[]> {
+      const query: Record<string, string> = {};
+      for (const [name, at] of Object.entries(PAYOUT_FILTERS)) {
+        const value = filters[name as keyof PayoutFilters];
+        if (value) query[at] = value.toISOString();
+      }
+      return pages('/v1/payouts', query, subAccount);
+    },
+    /** One payout: the envelope's `data`, raw. Unknown ids fail with `resource_not_found`. */
+    getPayout(id: string, subAccount: string): Promise<unknown> {
+      return getObject(`/v1/payouts/${encodeURIComponent(id)}`, subAccount);
+    },
+    /** Every balance transaction (line) of a payout, a page (up to 100) at a time; raw objects. */
+    balanceTransactionPages(payoutId: string, subAccount: string): AsyncGenerator<unknown[]> {
+      return pages('/v1/balance_transactions', { payout_id: payoutId }, subAccount);
     },
   };
 }

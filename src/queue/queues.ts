@@ -140,6 +140,25 @@ export const queues = {
     scheduled: true,
     cronSetting: 'SCHEDULE_MISSED_EVENT_SWEEP',
   }),
+  /**
+   * Payouts (and every line of each) of every sub account, or of the one named, or the one payout named:
+   * new or changed ones stored as `api` snapshots for the worker to project.
+   */
+  'payout-sync': defineQueue({
+    payloadSchema: z
+      .object({
+        account_id: z.string().min(1).max(255).optional(),
+        payout_id: z.string().min(1).max(255).optional(),
+      })
+      .refine((payload) => payload.payout_id === undefined || payload.account_id !== undefined, {
+        message: 'account_id: required with payout_id',
+        path: ['account_id'],
+      }),
+    // Pages the provider per account and payout, with retries; a run resumes where a failed one stopped.
+    queue: longJob(3600),
+    scheduled: true,
+    cronSetting: 'SCHEDULE_PAYOUT_SYNC',
+  }),
   /** The UTC day to report: the day before, unless one is named. */
   'daily-report': defineQueue({
     payloadSchema: z.object({ date: z.iso.date().optional() }),

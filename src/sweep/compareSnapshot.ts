@@ -86,14 +86,21 @@ export function missedFinding(
 const EVENT_NAME = {
   payments: 'payment.api_snapshot',
   forwarding_requests: 'forwarding_request.api_snapshot',
+  // The payout sync's: payouts, their lines, and a payout's line count once every page is stored.
+  payouts: 'payout.api_snapshot',
+  balance_transactions: 'balance_transaction.api_snapshot',
+  payout_line_counts: 'payout.lines_counted',
 };
+
+/** What an API snapshot holds, which names its raw-log event. */
+export type SnapshotResource = keyof typeof EVENT_NAME;
 
 /**
  * The raw-log row of an API object: an envelope like a delivery's, whose id is the object's id and
  * `updated_at`, so the same state fetched twice is stored once.
  */
 export function snapshotOf(
-  resource: SweptResource,
+  resource: SnapshotResource,
   object: ApiObject,
   context: { accountId: string; accountType: string; fetchedAt: Date },
 ): ApiSnapshot {

@@ -14,7 +14,7 @@ type ResourceRouteOptions = {
 const single = (type: string, data: { id: string }) => ({ id: data.id, type, data, page_info: null });
 
 /** An optional ISO timestamp query parameter; anything else is a 400 naming it. */
-function dateParameter(req: Request, name: string): Date | undefined {
+export function dateParameter(req: Request, name: string): Date | undefined {
   const value = req.query[name];
   if (value === undefined) return undefined;
   const at = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { expectedProcessingType, isEffectiveAt } from '../../domain/feeSelection.ts';
-import { sign } from '../../ingest/signature.ts';
 import { describeIssues } from '../../issues.ts';
 import {
   type FeeConfigurationStore,
@@ -10,6 +9,7 @@ import {
   SimulatorError,
 } from './feeConfigurationStore.ts';
 import type { ResourceStore, StoredResource } from './resourceStore.ts';
+import { sendWebhook } from './webhook.ts';
 
 const scriptSchema = z.object({
   /** A chosen payment id, so a test can name it in `dropWebhooks` beforehand; generated when absent. */
@@ -130,28 +130,12 @@ export async function sendScriptedPayment(
     // Stored before the delivery, as the provider commits a state before it publishes its event.
     stores.payments.put(state);
     if (drop || !webhookUrl || !secret) continue;
-    const envelope = JSON.stringify({
-      id: newId('evt'),
-      event_name: eventName,
-      account_id: script.account_id,
-      account_type: 'test',
-      platform_account_id: 'acc_platform',
-      idempotency_key: null,
-      request_id: null,
-      version: 'v1',
-      data: state,
-    });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const response = await fetch(webhookUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'justifi-timestamp': timestamp,
-        'justifi-signature': sign(secret, timestamp, envelope),
-      },
-      body: envelope,
-    });
-    statuses.push(response.status);
+    statuses.push(
+      await sendWebhook(
+        { url: webhookUrl, secret },
+        { eventName, accountId: script.account_id, data: state },
+      ),
+    );
   }
   return { payment, webhook_statuses: statuses, webhooks_dropped: drop };
 }

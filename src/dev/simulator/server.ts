@@ -3,6 +3,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { installDevRoutes } from './devRoutes.ts';
 import { createFeeConfigurationStore, SimulatorError } from './feeConfigurationStore.ts';
 import { paginateList } from './paginate.ts';
+import { installPayoutRoutes } from './payoutRoutes.ts';
+import { createPayoutStore, listPaidPayouts, type SimulatedLine } from './payoutStore.ts';
 import { installResourceRoutes } from './resourceRoutes.ts';
 import { asStoredResource, createResourceStore } from './resourceStore.ts';
 import { sendScriptedPayment } from './scriptedPayment.ts';
@@ -17,13 +19,15 @@ const PLATFORM_ACCOUNT_ID = 'acc_platform';
  * A stand-in for the provider's API: OAuth client credentials, the five fee configuration endpoints with
  * the seed's rules, and the payment and forwarding request reads the missed-event sweep pages through;
  * plus test controls (injected failures, revoked tokens, rewritten history, states never delivered) and
- * `POST /dev/payments`, which prices a payment with the configurations and sends its signed webhooks.
+ * `POST /dev/payments`, which prices a payment with the configurations and sends its signed webhooks;
+ * and payouts with their balance transactions, `POST /dev/payouts` paying out those payments (payoutRoutes.ts).
  */
 export function createSimulator(options: SimulatorOptions) {
   const now = options.now ?? (() => new Date());
   const store = createFeeConfigurationStore(now, PLATFORM_ACCOUNT_ID);
   const payments = createResourceStore();
   const forwardingRequests = createResourceStore();
+  const payouts = createPayoutStore();
   const droppedPaymentIds = new Set<string>();
   const tokens = new Map<string, number>();
   const failures: { status: number; code: string | null }[] = [];
@@ -91,6 +95,13 @@ export function createSimulator(options: SimulatorOptions) {
     authenticated,
     platformAccountId: PLATFORM_ACCOUNT_ID,
   });
+  installPayoutRoutes(app, {
+    payments,
+    payouts,
+    authenticated,
+    platformAccountId: PLATFORM_ACCOUNT_ID,
+    now,
+  });
 
   const controls = {
     /** `POST /dev/payments`: price, store and (unless dropped) deliver a payment's webhooks. */
@@ -137,6 +148,16 @@ export function createSimulator(options: SimulatorOptions) {
     /** Payments and forwarding requests as the API lists them (latest state of each). */
     payments,
     forwardingRequests,
+    /** Payouts and their lines, and which payment each paid out (see `POST /dev/payouts`). */
+    payouts,
+    /** The paid payouts of an account (or all), oldest deposit first: what a bank statement shows. */
+    paidPayouts: (accountId?: string) => listPaidPayouts(payouts, accountId),
+    /** Adds or replaces a payout state, and its lines when given, as the API will list them; no webhook. */
+    putPayout: (object: unknown, lines?: SimulatedLine[]) => {
+      const payout = asStoredResource(structuredClone(object), 'payout');
+      payouts.put(payout, lines && structuredClone(lines));
+      return payout;
+    },
     ...controls,
     /** Paths requested so far, e.g. `GET /v1/sub_accounts/acc/fee_configurations/platform/history`. */
     requests,
