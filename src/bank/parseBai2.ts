@@ -113,8 +113,7 @@ async function* logicalRecords(input: StatementInput): AsyncGenerator<BaiRecord 
     const raw = physical.replace(/\s+$/, '');
     if (raw === '') continue;
     const code = raw.slice(0, 2);
-    if (raw[2] !== ',' && raw.length > 2)
-      throw new StatementError(number, 'a record code must be followed by a comma');
+    if (/^\d\d[^,]/.test(raw)) throw new StatementError(number, 'a record code must be followed by a comma');
     if (code === '88') {
       if (!pending) throw new StatementError(number, 'a continuation (88) with nothing to continue');
       pending.raw = `${pending.raw.replace(/\/$/, '')},${raw.slice(3)}`;

@@ -96,7 +96,7 @@ const yymmdd = (day: string) => day.slice(2).replaceAll('-', '');
 
 function daysOf(period: Period): string[] {
   const days: string[] = [];
-  for (let day = new Date(`${period.from}T00:00:00Z`); day.toISOString() <= `${period.to}T`; ) {
+  for (let day = new Date(`${period.from}T00:00:00Z`); day.toISOString().slice(0, 10) <= period.to; ) {
     days.push(day.toISOString().slice(0, 10));
     day = new Date(day.getTime() + 86_400_000);
   }
