@@ -9,7 +9,10 @@ export type BankMatchFacts = {
 
 const window = (payout: PayoutFacts) => ({ from: payout.windowFrom, to: payout.windowTo });
 
-/** Rule 5's findings from what matching left over. */
+/**
+ * Rule 5's findings from what matching left over. `details.amount` carries the money at stake too, where
+ * the reports read it.
+ */
 export function bankMatchFindings(facts: BankMatchFacts): FindingDraft[] {
   const ambiguous = facts.ambiguous.map(
     ({ payout, lineIds }): FindingDraft => ({
@@ -33,7 +36,7 @@ export function bankMatchFindings(facts: BankMatchFacts): FindingDraft[] {
       subjectId: payout.id,
       expected: { amount: payout.amount, value_date_from: payout.windowFrom, value_date_to: payout.windowTo },
       actual: null,
-      details: { deposits_on: payout.dueDay },
+      details: { amount: payout.amount, deposits_on: payout.dueDay },
       atStake: payout.amount,
       accountId: payout.accountId,
       currency: payout.currency,
@@ -47,7 +50,12 @@ export function bankMatchFindings(facts: BankMatchFacts): FindingDraft[] {
       subjectId: String(line.id),
       expected: { payout: 'a paid payout of this currency and amount due within the match window' },
       actual: { amount: line.amount, value_date: line.valueDate },
-      details: { bank_account: line.bankAccount, description: line.description, reference: line.reference },
+      details: {
+        amount: line.amount,
+        bank_account: line.bankAccount,
+        description: line.description,
+        reference: line.reference,
+      },
       atStake: line.amount,
       currency: line.currency.toLowerCase(),
     }),
