@@ -57,6 +57,9 @@ export async function importStatement(pool: Pool, input: StatementInput, options
         periods.push(item);
         continue;
       }
+      // Postgres text cannot hold NUL: refused here, naming the line, rather than failing the insert.
+      if (`${item.bankAccount}${item.description}${item.reference}`.includes('\0'))
+        throw new StatementError(item.line, 'the line contains a NUL character');
       seq += 1;
       batch.push({ ...item, seq });
       if (batch.length >= BATCH) {

@@ -65,11 +65,18 @@ const CSV_PROBLEMS: Record<string, string> = {
   CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed (is the file truncated?)',
   CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'the line does not have as many fields as the header',
   CSV_INVALID_CLOSING_QUOTE: 'a quote in the middle of a field',
+  CSV_MAX_RECORD_SIZE: 'the line is longer than 64 KB (a quote left open?)',
 };
 
 /** A CSV statement with a header row, read as it streams in; each record becomes a statement line. */
 export async function* parseCsv(input: StatementInput): AsyncGenerator<StatementItem> {
-  const parser = parse({ bom: true, skip_empty_lines: true, info: true, trim: true });
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    info: true,
+    trim: true,
+    max_record_size: 65_536,
+  });
   const feeding = pipeline(Readable.from(input), parser).catch(() => undefined);
   let columns: Map<Column, number> | null = null;
   try {

@@ -127,6 +127,11 @@ describe('POST /api/bank-statements', () => {
       'line 3: not well-formed XML',
     ],
     ['bai2', 'Date,Amount\n', 'line 1: not a BAI2 file: it does not start with 01'],
+    [
+      'csv',
+      csvStatement([['2026-03-01', '10.00', 'a\u0000b', 'R1']]),
+      'line 2: the line contains a NUL character',
+    ],
   ])('refuses a bad %s file with 422 naming the line, and stores nothing', async (format, body, message) => {
     const response = await postStatement(t, format, body);
     expect(response.status).toBe(422);
