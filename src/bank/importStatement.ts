@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { matchBankDeposits } from './matchDeposits.ts';
+import { lockBankMatching } from './matchQueries.ts';
 import { parseStatement } from './parseStatement.ts';
 import type { StatementFormat, StatementInput, StatementLine, StatementPeriod } from './statement.ts';
 import { StatementError } from './statement.ts';
@@ -49,12 +50,12 @@ export async function importStatement(pool: Pool, input: StatementInput, options
     await client.query(`set local statement_timeout = '10min'`);
     await createImportTable(client);
     const hash = createHash('sha256');
-    const periods: StatementPeriod[] = [];
+    const stated = { days: [] as string[], accounts: new Set<string>(), currencies: new Set<string>() };
     let batch: (StatementLine & { seq: number })[] = [];
     let seq = 0;
     for await (const item of parseStatement(options.format, hashing(input, hash))) {
       if (item.kind === 'period') {
-        periods.push(item);
+        state(stated, item);
         continue;
       }
       // Postgres text cannot hold NUL: refused here, naming the line, rather than failing the insert.
@@ -72,6 +73,8 @@ export async function importStatement(pool: Pool, input: StatementInput, options
     options.onLines?.(seq);
     const sha256 = hash.digest();
     const summary = await summarizeImport(client);
+    // From here on, imports take turns: two copies of one file sent at once are one statement.
+    await lockBankMatching(client);
     const earlier = await findStatementByFile(client, options.format, sha256);
     if (earlier) {
       await matchBankDeposits(client, options.config, options.now);
@@ -79,18 +82,15 @@ export async function importStatement(pool: Pool, input: StatementInput, options
       return { ...earlier, duplicates: earlier.lines, matched, created: false };
     }
     // The dates the file states it covers; only a file that states none is taken to cover its lines' days.
-    const stated = periods.flatMap((period) => [period.from, period.to]);
-    const days = (stated.length > 0 ? stated : [summary.firstDay ?? [], summary.lastDay ?? []].flat()).sort();
+    const days =
+      stated.days.length > 0 ? stated.days : [summary.firstDay ?? [], summary.lastDay ?? []].flat();
     const [coversFrom] = days;
     const coversTo = days.at(-1);
     if (coversFrom === undefined || coversTo === undefined)
       throw new StatementError(null, 'the statement has no lines and states no dates');
-    const accounts = new Set([...summary.accounts, ...periods.map((period) => period.bankAccount)]);
+    const accounts = new Set([...summary.accounts, ...stated.accounts]);
     accounts.delete('');
-    const currencies = new Set([
-      ...summary.currencies,
-      ...periods.flatMap((period) => period.currency ?? []),
-    ]);
+    const currencies = new Set([...summary.currencies, ...stated.currencies]);
     const id = await insertStatement(client, {
       format: options.format,
       bankAccount: [...accounts].sort().join(', '),
@@ -116,6 +116,17 @@ export async function importStatement(pool: Pool, input: StatementInput, options
       created: true,
     };
   });
+}
+
+// Only the first and last day stated are kept: a daily BAI2 file of years states a period per day.
+function state(
+  stated: { days: string[]; accounts: Set<string>; currencies: Set<string> },
+  period: StatementPeriod,
+) {
+  stated.days = [...stated.days, period.from, period.to].sort();
+  stated.days = [stated.days[0] ?? period.from, stated.days.at(-1) ?? period.to];
+  stated.accounts.add(period.bankAccount);
+  if (period.currency) stated.currencies.add(period.currency);
 }
 
 // The file's bytes pass through the hash on their way to the parser: read once, never held whole.

@@ -130,8 +130,9 @@ function finish(
   record: BaiRecord & { continuations: number; raw: string },
 ): BaiRecord & { continuations: number } {
   const body = record.raw.slice(3);
-  // A detail's last field is free text that may hold commas and slashes; every other record ends at `/`.
-  if (record.code === '16') return { ...record, fields: body.split(',') };
+  // A detail's last field is free text that may hold commas and slashes, and banks differ on ending it with
+  // `/`: one final `/` is taken as the terminator. Every other record ends at its first `/`.
+  if (record.code === '16') return { ...record, fields: body.replace(/\/$/, '').split(',') };
   const end = body.indexOf('/');
   return { ...record, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
 }
@@ -193,7 +194,6 @@ function readDetail(record: BaiRecord, asOf: string) {
   const text = fields
     .slice(rest + 2)
     .join(',')
-    .replace(/\/$/, '')
     .trim();
   const direction = typeCode >= 100 && typeCode <= 399 ? 1 : typeCode >= 400 && typeCode <= 699 ? -1 : 0;
   return {

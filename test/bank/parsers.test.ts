@@ -114,6 +114,44 @@ describe('statement periods', () => {
   });
 });
 
+describe('BAI2 details', () => {
+  it('reads funds types V (a value date) and S, a final `/`, and skips codes that move no money', async () => {
+    const file = [
+      '01,A,B,260301,0000,1,,,2/',
+      '02,B,A,1,260301,0000,,2/',
+      '03,1,USD,010,0,,/',
+      '16,165,1000,V,260303,,R1,/',
+      '16,475,250,S,100,100,50,R2,C2,Check 123/',
+      '16,890,0,,R3,,information only',
+      '49,1250,5/',
+      '98,1250,1,7/',
+      '99,1250,1,9/',
+    ].join('\r\n');
+    expect(linesOf(await read('bai2', file))).toEqual([
+      {
+        kind: 'line',
+        line: undefined,
+        bankAccount: '1',
+        valueDate: '2026-03-03',
+        amount: 1000,
+        currency: 'USD',
+        description: '',
+        reference: 'R1',
+      },
+      {
+        kind: 'line',
+        line: undefined,
+        bankAccount: '1',
+        valueDate: '2026-03-01',
+        amount: -250,
+        currency: 'USD',
+        description: 'C2 Check 123',
+        reference: 'R2',
+      },
+    ]);
+  });
+});
+
 describe('files that are not what they claim', () => {
   it.each([
     [
