@@ -210,3 +210,33 @@ describe('re-importing', () => {
     );
   });
 });
+
+describe('hostile files', () => {
+  it.each([
+    ['csv', 'statement.csv'],
+    ['camt053', 'statement.camt053.xml'],
+    ['bai2', 'statement.bai2'],
+  ] as const)(
+    'a %s fixture cut, spliced or replaced by random bytes is imported or refused with 422, never a 500',
+    async (format, file) => {
+      const original = await fixture(file);
+      const damaged = fc.oneof(
+        fc.nat({ max: original.length }).map((end) => original.subarray(0, end)),
+        fc
+          .tuple(fc.nat({ max: original.length }), fc.uint8Array({ minLength: 1, maxLength: 8 }))
+          .map(([at, bytes]) =>
+            Buffer.concat([original.subarray(0, at), bytes, original.subarray(at + bytes.length)]),
+          ),
+        fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+      );
+      await fc.assert(
+        fc.asyncProperty(damaged, async (body) => {
+          const response = await postStatement(t, format, body);
+          expect([200, 201, 422]).toContain(response.status);
+          if (response.status === 422) expect(response.body.error.code).toBe('statement_invalid');
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
+});
