@@ -15,6 +15,23 @@ export type DepositAssignment = {
   ambiguous: Map<string, number[]>;
 };
 
+const WORD = /[A-Za-z0-9_]/;
+
+/**
+ * Whether a bank line's text names the payout: its id, in any case, not as part of a longer word (`po_1`
+ * is not named by `po_12`).
+ */
+export function namesPayout(text: string, payoutId: string): boolean {
+  const haystack = text.toLowerCase();
+  const needle = payoutId.toLowerCase();
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    const before = haystack[at - 1] ?? ' ';
+    const after = haystack[at + needle.length] ?? ' ';
+    if (!WORD.test(before) && !WORD.test(after)) return true;
+  }
+  return false;
+}
+
 // Lower is better: a line naming the payout beats any date, then the nearer date.
 const score = (candidate: DepositCandidate) => (candidate.refers ? 0 : 1_000_000) + candidate.distance;
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
-import { assignDeposits } from './assignDeposits.ts';
+import { assignDeposits, namesPayout } from './assignDeposits.ts';
 import { bankMatchFindings } from './bankRules.ts';
 import {
   listDepositCandidates,
@@ -36,7 +36,11 @@ export async function matchBankDeposits(
   if (db instanceof pg.Pool) return withTransaction(db, (client) => matchBankDeposits(client, config, now));
   await lockBankMatching(db);
   const days = config.BANK_MATCH_DAYS;
-  const { matches, ambiguous } = assignDeposits(await listDepositCandidates(db, days));
+  const candidates = (await listDepositCandidates(db, days)).map(({ text, ...candidate }) => ({
+    ...candidate,
+    refers: namesPayout(text, candidate.payoutId),
+  }));
+  const { matches, ambiguous } = assignDeposits(candidates);
   await saveDepositMatches(db, matches);
   const ambiguousPayouts = await listPayoutFacts(db, [...ambiguous.keys()], days);
   const facts = {

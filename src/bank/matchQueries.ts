@@ -9,11 +9,15 @@ export async function lockBankMatching(db: Queryable): Promise<void> {
   await db.query(`select pg_advisory_xact_lock(hashtext('tally:bank-matching'))`);
 }
 
-/** Every (paid payout, credit) pair of the same currency and amount whose value date is in the window. */
-export async function listDepositCandidates(db: Queryable, matchDays: number): Promise<DepositCandidate[]> {
-  const { rows } = await db.query<DepositCandidate>(
-    `select p.id as "payoutId", l.id as "lineId",
-            strpos(lower(l.reference || ' ' || l.description), lower(p.id)) > 0 as refers,
+export type CandidateRow = Omit<DepositCandidate, 'refers'> & { text: string };
+
+/**
+ * Every (paid payout, credit) pair of the same currency and amount whose value date is in the window, with
+ * the line's reference and description as `text`.
+ */
+export async function listDepositCandidates(db: Queryable, matchDays: number): Promise<CandidateRow[]> {
+  const { rows } = await db.query<CandidateRow>(
+    `select p.id as "payoutId", l.id as "lineId", l.reference || ' ' || l.description as text,
             abs(l.value_date - ${DUE_DAY}) as distance
        from payouts p
        join bank_lines l on l.currency = upper(p.currency) and l.amount = p.amount and l.amount > 0

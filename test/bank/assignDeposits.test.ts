@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignDeposits, type DepositCandidate } from '../../src/bank/assignDeposits.ts';
+import { assignDeposits, type DepositCandidate, namesPayout } from '../../src/bank/assignDeposits.ts';
 import { bankMatchFindings } from '../../src/bank/bankRules.ts';
 
 const candidate = (payoutId: string, lineId: number, distance: number, refers = false): DepositCandidate => ({
@@ -39,6 +39,19 @@ describe('assignDeposits', () => {
       expect(matches).toEqual(new Map());
       expect(ambiguous).toEqual(new Map([['po_a', candidates.map((each) => each.lineId)]]));
     }
+  });
+});
+
+describe('namesPayout', () => {
+  it.each([
+    ['JUSTIFI PAYOUT PO_ABC', true],
+    ['po_abc', true],
+    ['ref:po_abc/2026', true],
+    ['po_abcd', false],
+    ['xpo_abc', false],
+    ['po_ab', false],
+  ])('%j names po_abc: %s', (text, named) => {
+    expect(namesPayout(text, 'po_abc')).toBe(named);
   });
 });
 
