@@ -132,6 +132,7 @@ describe('POST /api/bank-statements', () => {
       csvStatement([['2026-03-01', '10.00', 'a\u0000b', 'R1']]),
       'line 2: the line contains a NUL character',
     ],
+    ['csv', 'Date,Amount,Currency,Description,Reference\n', 'the statement has no lines and states no dates'],
   ])('refuses a bad %s file with 422 naming the line, and stores nothing', async (format, body, message) => {
     const response = await postStatement(t, format, body);
     expect(response.status).toBe(422);

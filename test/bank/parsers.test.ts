@@ -114,6 +114,44 @@ describe('statement periods', () => {
   });
 });
 
+describe('camt.053 details', () => {
+  it('reads prefixed elements, several statements of their own accounts, and the entry reference it has', async () => {
+    const entry = (amount: string, direction: string, reference: string) =>
+      `<c:Ntry><c:Amt Ccy="CAD">${amount}</c:Amt><c:CdtDbtInd>${direction}</c:CdtDbtInd><c:Sts><c:Cd>BOOK</c:Cd></c:Sts>` +
+      `<c:BookgDt><c:Dt>2026-04-01</c:Dt></c:BookgDt>${reference}</c:Ntry>`;
+    const file = `<?xml version="1.0"?>
+<c:Document xmlns:c="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><c:BkToCstmrStmt>
+<c:Stmt><c:Acct><c:Id><c:IBAN>CA00TEST1</c:IBAN></c:Id></c:Acct>
+${entry('1,000.00', 'CRDT', '<c:NtryRef>N1</c:NtryRef>')}
+</c:Stmt>
+<c:Stmt><c:Acct><c:Id><c:Othr><c:Id>TEST2</c:Id></c:Othr></c:Id></c:Acct>
+${entry('0.05', 'DBIT', '<c:NtryDtls><c:TxDtls><c:Refs><c:TxId>T2</c:TxId></c:Refs></c:TxDtls></c:NtryDtls>')}
+</c:Stmt></c:BkToCstmrStmt></c:Document>`;
+    expect(linesOf(await read('camt053', file))).toEqual([
+      {
+        kind: 'line',
+        line: undefined,
+        bankAccount: 'CA00TEST1',
+        valueDate: '2026-04-01',
+        amount: 100000,
+        currency: 'CAD',
+        description: '',
+        reference: 'N1',
+      },
+      {
+        kind: 'line',
+        line: undefined,
+        bankAccount: 'TEST2',
+        valueDate: '2026-04-01',
+        amount: -5,
+        currency: 'CAD',
+        description: '',
+        reference: 'T2',
+      },
+    ]);
+  });
+});
+
 describe('BAI2 details', () => {
   it('reads funds types V (a value date) and S, a final `/`, and skips codes that move no money', async () => {
     const file = [
