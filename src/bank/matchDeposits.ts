@@ -26,7 +26,7 @@ const SCOPE = 'bank-matching';
 /**
  * Matches imported bank credits to paid payouts again from scratch (rule 5) and records its findings. Run it
  * after an import (the import does, in its transaction) and whenever payouts change. Given the pool it runs
- * in a transaction of its own; given a client, in the caller's.
+ * in a transaction of its own; given a client, in the transaction the caller has begun on it.
  */
 export async function matchBankDeposits(
   db: Pool | PoolClient,

@@ -22,7 +22,12 @@ export async function listDepositCandidates(db: Queryable, matchDays: number): P
        from payouts p
        join bank_lines l on l.currency = upper(p.currency) and l.amount = p.amount and l.amount > 0
         and l.value_date between ${DUE_DAY} - 1 and ${DUE_DAY} + $1::int
-      where p.status = 'paid' and p.deposits_at is not null`,
+      where p.status = 'paid'
+        -- Only payouts due within reach of some credit: the payouts index, not every payout ever paid.
+        and p.deposits_at >= ((select min(value_date) from bank_lines where amount > 0) - $1::int)::timestamp
+                             at time zone 'UTC'
+        and p.deposits_at < ((select max(value_date) from bank_lines where amount > 0) + 2)::timestamp
+                            at time zone 'UTC'`,
     [matchDays],
   );
   return rows;
@@ -84,7 +89,11 @@ export async function listPayoutsMissingInBank(
   const { rows } = await db.query<PayoutFacts>(
     `select ${PAYOUT_FACTS}
        from payouts p
-      where p.status = 'paid' and p.deposits_at is not null and p.amount > 0
+      where p.status = 'paid' and p.amount > 0
+        -- Only payouts whose window can lie within the statements' dates at all (the payouts index).
+        and p.deposits_at >= ((select min(covers_from) from bank_statements) + 1)::timestamp at time zone 'UTC'
+        and p.deposits_at < ((select max(covers_to) from bank_statements) - $1::int + 1)::timestamp
+                            at time zone 'UTC'
         and p.id <> all($2::text[])
         and not exists (select from bank_lines l where l.payout_id = p.id)
         and not exists (
