@@ -1,81 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAmount } from '../../src/bank/amounts.ts';
-import { parseStatement } from '../../src/bank/parseStatement.ts';
-import type { StatementFormat, StatementItem } from '../../src/bank/statement.ts';
+import type { StatementFormat } from '../../src/bank/statement.ts';
 import { renderBankStatement } from '../../src/dev/simulator/bankStatementFile.ts';
+import { linesOf, read } from './readStatement.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'generated', 'bank');
-
-// Split into small chunks, so every parser is seen reading across chunk boundaries.
-async function read(format: StatementFormat, text: string | Buffer, chunkSize = 7): Promise<StatementItem[]> {
-  const bytes = Buffer.from(text);
-  const chunks: Buffer[] = [];
-  for (let at = 0; at < bytes.length; at += chunkSize) chunks.push(bytes.subarray(at, at + chunkSize));
-  const items: StatementItem[] = [];
-  for await (const item of parseStatement(format, Readable.from(chunks))) items.push(item);
-  return items;
-}
-const linesOf = (items: StatementItem[]) =>
-  items.flatMap((item) => (item.kind === 'line' ? [{ ...item, line: undefined }] : []));
-const failure = (format: StatementFormat, text: string) =>
-  read(format, text).then(
-    () => 'parsed',
-    (err: Error) => err.message,
-  );
-
-describe('amounts as a bank writes them', () => {
-  it.each([
-    ['12.30', 1230],
-    ['-12.3', -1230],
-    ['1,234.56', 123456],
-    ['(12.30)', -1230],
-    ['12.30-', -1230],
-    ['+5', 500],
-    ['.5', 50],
-    ['0.00', 0],
-    ['12.300', 1230],
-  ])('reads %s as %i cents', (text, cents) => {
-    expect(parseAmount(text, 2)).toBe(cents);
-  });
-
-  it.each(['', 'abc', '12.345', '1,23.00', '--5', '(-5)', '1.2.3', '12,30'])('refuses %j', (text) => {
-    expect(parseAmount(text, 2)).toBeNull();
-  });
-
-  it('reads back any amount written plain, with thousands commas, signed or in parentheses', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: -1e13, max: 1e13 }), (cents) => {
-        const magnitude = Math.abs(cents);
-        const whole = Math.trunc(magnitude / 100);
-        const fraction = String(magnitude % 100).padStart(2, '0');
-        const grouped = whole.toLocaleString('en-US');
-        const negative = cents < 0;
-        expect(parseAmount(`${negative ? '-' : ''}${whole}.${fraction}`, 2)).toBe(cents);
-        expect(parseAmount(`${negative ? '-' : ''}${grouped}.${fraction}`, 2)).toBe(cents);
-        expect(parseAmount(negative ? `(${grouped}.${fraction})` : `${grouped}.${fraction}`, 2)).toBe(cents);
-        expect(parseAmount(`${whole}.${fraction}`, 2)).toBe(magnitude);
-      }),
-    );
-  });
-
-  it('never turns text into a different amount: whatever it accepts writes back the same', () => {
-    fc.assert(
-      fc.property(fc.stringMatching(/^[-+(]?[\d,.]{0,12}[)-]?$/), (text) => {
-        const cents = parseAmount(text, 2);
-        if (cents === null) return;
-        const digits = text.replace(/[^\d.]/g, '');
-        const [whole = '', fraction = ''] = digits.split('.');
-        expect(Math.abs(cents)).toBe(
-          Number(whole || '0') * 100 + Number(fraction.padEnd(2, '0').slice(0, 2)),
-        );
-      }),
-    );
-  });
-});
 
 describe.each([
   ['csv', 'statement.csv', ''],
@@ -187,82 +117,6 @@ describe('BAI2 details', () => {
         reference: 'R2',
       },
     ]);
-  });
-});
-
-describe('files that are not what they claim', () => {
-  it.each([
-    [
-      'csv',
-      'Date,Amount,Currency,Details\n2026-01-01,1,USD,x\n',
-      'line 1: the header has no reference (Reference) column',
-    ],
-    [
-      'csv',
-      'Date,Currency,Details,Ref,Credit\n',
-      'line 1: the header has no amount (Amount, or Credit and Debit) column',
-    ],
-    [
-      'csv',
-      'Date,Amount,Currency,Details,Ref\n2026-01-01,1.00,USD,a,b\n2026-01-02,12.3.4,USD,a,b\n',
-      'line 3: the amount is not an amount',
-    ],
-    [
-      'csv',
-      'Date,Amount,Currency,Details,Ref\n2026-01-01,1.00,XXX,a,b\n',
-      'line 2: the currency is not a known ISO 4217 code',
-    ],
-    [
-      'csv',
-      'Date,Amount,Currency,Details,Ref\n2026-02-30,1.00,USD,a,b\n',
-      'line 2: the date is not a date (YYYY-MM-DD or MM/DD/YYYY)',
-    ],
-    [
-      'csv',
-      'Date,Amount,Currency,Details,Ref\n2026-01-01,"1.00,USD,a,b\n',
-      'line 2: a quoted field is not closed (is the file truncated?)',
-    ],
-    ['csv', '', 'the file is empty: a CSV statement starts with a header'],
-    [
-      'camt053',
-      '<Document><BkToCstmrStmt><Stmt>\n<Ntry><Amt Ccy="USD">1.00</Amt>',
-      'line 2: not well-formed XML',
-    ],
-    ['camt053', 'Date,Amount\n', 'line 1: not well-formed XML'],
-    ['camt053', '<Other/>', 'line 1: not a camt.053 file: the root element is not Document'],
-    [
-      'camt053',
-      '<Document><BkToCstmrStmt><Stmt>\n<Ntry><Amt Ccy="ZZZ">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Ntry></Stmt></BkToCstmrStmt></Document>',
-      'line 2: the entry Amt has no known ISO 4217 currency (Ccy)',
-    ],
-    [
-      'camt053',
-      '<Document><BkToCstmrStmt><Stmt>\n<Ntry><Amt Ccy="USD">1,00x</Amt><CdtDbtInd>CRDT</CdtDbtInd></Ntry></Stmt></BkToCstmrStmt></Document>',
-      'line 2: the entry Amt is not an amount',
-    ],
-    ['bai2', '<Document/>', 'line 1: not a BAI2 file: it does not start with 01'],
-    [
-      'bai2',
-      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n16,165,12.30,0,R,,x\n',
-      'line 4: the amount is not an amount in cents',
-    ],
-    [
-      'bai2',
-      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n16,165,1230,0,R,,x\n',
-      'the file ends before its trailer (99): is it truncated?',
-    ],
-    [
-      'bai2',
-      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,XYZ,010,0,,/\n',
-      'line 3: the currency is not a known ISO 4217 code',
-    ],
-    [
-      'bai2',
-      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n16,165,1230,0,R,,x\n49,1231,3/\n',
-      'line 5: the account control total does not match its records (edited or truncated?)',
-    ],
-  ] as const)('%s %j → %s', async (format, text, message) => {
-    expect(await failure(format, text)).toContain(message);
   });
 });
 
