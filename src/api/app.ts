@@ -12,6 +12,7 @@ import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { requireApiToken } from './routes/auth.ts';
+import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -52,6 +53,7 @@ export function createApp(
     declineRoutes(deps),
     reportRoutes(deps),
     jobRoutes(deps),
+    bankStatementRoutes(deps),
   );
   app.use(notFound);
   app.use(errorHandler(deps.log));
