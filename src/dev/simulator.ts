@@ -1,5 +1,5 @@
 // npm run simulator [-- --port 4010]: the provider simulator on a local port, seeded with a demo fee
-// schedule for sub account `acc_demo`, for a local end-to-end run (see README).
+// schedule for sub account `acc_demo`, for a local end-to-end run (see docs/reconciliation.md).
 import { parseArgs } from 'node:util';
 import { createSimulator } from './simulator/server.ts';
 
