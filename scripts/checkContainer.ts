@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { setTimeout } from 'node:timers/promises';
+import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';
 import { baseImageTag, buildBaseImage, imageExists, type Podman, podman } from './container/baseImage.ts';
-import { buildArgsForNpm, ensureTools } from './container/buildHost.ts';
-import { onPath, progress, seconds } from './container/commands.ts';
+import { buildArgsForNpm, debianMirror, ensureTools } from './container/buildHost.ts';
+import { interrupt, onPath, progress, seconds } from './container/commands.ts';
 import {
   MACHINE_FLAGS,
   postSignedDelivery,
@@ -30,8 +31,7 @@ const IMAGE = 'localhost/tally:check';
 const STOP_GRACE_SECONDS = 30;
 const fresh = process.argv.includes('--fresh');
 const measured: [string, string][] = [];
-/** Removes what a run has started; a signal runs it too, so an interrupted check leaves nothing running. */
-let teardown: (() => Promise<void>) | null = null;
+let stopping = false;
 
 async function main(): Promise<void> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   if (imageExists(tool, base)) progress(`reusing base image ${base}`);
   else {
     const started = Date.now();
-    await buildBaseImage(tool, workDir, 'http://deb.debian.org/debian');
+    await buildBaseImage(tool, workDir, await debianMirror());
     measured.push(['base image (debootstrap + import)', seconds(started)]);
   }
 
@@ -120,15 +120,6 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
     LOG_LEVEL: 'info',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  teardown = async () => {
-    teardown = null;
-    for (const container of containers) {
-      const logs = await podman(tool, ['logs', container]).catch(() => '');
-      await writeFile(path.join(workDir, `${container}.log`), logs);
-      await podman(tool, ['rm', '--force', container]).catch(() => undefined);
-    }
-    await database.stop();
-  };
   try {
     let started = Date.now();
     progress('release: migrating');
@@ -178,14 +169,31 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
       progress(`${role} stopped cleanly on SIGTERM in ${seconds(started)}`);
     }
   } finally {
-    await teardown?.();
+    for (const container of containers) {
+      const logs = await podman(tool, ['logs', container]).catch(() => '');
+      await writeFile(path.join(workDir, `${container}.log`), logs);
+      await podman(tool, ['rm', '--force', container]).catch(() => undefined);
+    }
+    await stopDatabase(database);
   }
 }
 
+/** A Ctrl-C reaches Postgres too, and once it has exited, `stop()` alone would wait for an exit already past. */
+async function stopDatabase(database: EmbeddedDatabase): Promise<void> {
+  const waited = new AbortController();
+  const timeout = setTimeout(10_000, undefined, { signal: waited.signal }).catch(() => undefined);
+  await Promise.race([database.stop(), timeout]);
+  waited.abort();
+}
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    progress(`${signal}: removing the check's containers and Postgres`);
-    void (teardown?.() ?? Promise.resolve()).finally(() => process.exit(130));
+  process.on(signal, () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    progress(
+      `${signal}: stopping, then removing the check's containers and Postgres (again to quit at once)`,
+    );
+    interrupt();
   });
 }
 
@@ -195,7 +203,9 @@ await main().then(
     for (const [what, value] of measured) process.stdout.write(`  ${what.padEnd(40)} ${value}\n`);
   },
   (err: unknown) => {
-    process.stderr.write(`\ncheck:container failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
+    if (stopping) process.stderr.write('\ncheck:container interrupted\n');
+    else
+      process.stderr.write(`\ncheck:container failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(stopping ? 130 : 1);
   },
 );

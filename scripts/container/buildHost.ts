@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onPath, progress, run } from './commands.ts';
 
@@ -37,4 +38,18 @@ export async function buildArgsForNpm(logFile: string): Promise<string[]> {
     args.push('--volume', `${dir}:${dir}:ro`, '--build-arg', `NODE_EXTRA_CA_CERTS=${cafile}`);
   }
   return args;
+}
+
+/** The mirror this machine's apt fetches bookworm from (deb822 or one-line sources), else Debian's own. */
+export async function debianMirror(): Promise<string> {
+  const deb822 = await readFile('/etc/apt/sources.list.d/debian.sources', 'utf8').catch(() => '');
+  for (const stanza of deb822.split(/\n\s*\n/)) {
+    const field = (name: string) =>
+      new RegExp(`^${name}:\\s*(.+)$`, 'm').exec(stanza)?.[1]?.trim().split(/\s+/) ?? [];
+    const uri = field('URIs')[0];
+    if (uri && field('Suites').includes('bookworm')) return uri;
+  }
+  const oneLine = await readFile('/etc/apt/sources.list', 'utf8').catch(() => '');
+  const match = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+bookworm\s/m.exec(oneLine);
+  return match?.[1] ?? 'http://deb.debian.org/debian';
 }

@@ -1,7 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 
 const started = Date.now();
+const runningCommands = new Set<ChildProcess>();
+let interrupted = false;
+
+/**
+ * Makes the check wind down: the commands running now are stopped and waits end, so the current step fails at
+ * once and the cleanup in its `finally` runs (containers removed, Postgres stopped, debootstrap's tree
+ * unmounted); the cleanup's own commands run normally.
+ */
+export function interrupt(): void {
+  interrupted = true;
+  for (const child of runningCommands) child.kill('SIGTERM');
+}
 
 /** One progress line, with the seconds since the check started. */
 export function progress(message: string): void {
@@ -31,6 +43,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    runningCommands.add(child);
     if (options.stdin) options.stdin.pipe(child.stdin);
     else child.stdin.end();
     let stdout = '';
@@ -45,6 +58,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
     child.stderr.on('data', (chunk: Buffer) => keep(chunk, false));
     child.once('error', reject);
     child.once('close', async (code) => {
+      runningCommands.delete(child);
       await appendFile(options.logFile, `\n[${command} ${args.join(' ')}: exit ${code}]\n`);
       if ((options.okCodes ?? [0]).includes(code ?? -1)) resolve(stdout.trim());
       else {
@@ -70,6 +84,7 @@ export async function waitFor<T>(
   for (;;) {
     const value = await attempt().catch(() => undefined);
     if (value !== undefined) return value;
+    if (interrupted) throw new Error(`${what}: interrupted`);
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
