@@ -11,9 +11,9 @@ import path from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';
-import { baseImageTag, buildBaseImage, imageExists, type Podman, podman } from './container/baseImage.ts';
+import { baseImageTag, buildBaseImage, imageExists } from './container/baseImage.ts';
 import { buildArgsForNpm, debianMirror, ensureTools } from './container/buildHost.ts';
-import { interrupt, onPath, progress, seconds } from './container/commands.ts';
+import { interrupt, onPath, type Podman, podman, progress, seconds } from './container/commands.ts';
 import {
   MACHINE_FLAGS,
   postSignedDelivery,

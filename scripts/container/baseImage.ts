@@ -1,13 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, realpath, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { progress, run, seconds } from './commands.ts';
-
-export type Podman = { command: string; globalArgs: string[]; logFile: string };
-
-export function podman(tool: Podman, args: string[], okCodes?: number[]): Promise<string> {
-  return run(tool.command, [...tool.globalArgs, ...args], { logFile: tool.logFile, okCodes });
-}
+import { type Podman, progress, run, seconds } from './commands.ts';
 
 export function imageExists(tool: Podman, tag: string): boolean {
   return (

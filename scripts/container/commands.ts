@@ -69,6 +69,13 @@ export function run(command: string, args: string[], options: RunOptions): Promi
   });
 }
 
+/** Podman and the global flags every call needs (the OCI runtime). */
+export type Podman = { command: string; globalArgs: string[]; logFile: string };
+
+export function podman(tool: Podman, args: string[], okCodes?: number[]): Promise<string> {
+  return run(tool.command, [...tool.globalArgs, ...args], { logFile: tool.logFile, okCodes });
+}
+
 export function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from '../../src/ingest/signature.ts';
-import { type Podman, podman } from './baseImage.ts';
-import { waitFor } from './commands.ts';
+import { type Podman, podman, waitFor } from './commands.ts';
 
 /**
  * What every `podman run`/`podman build` of the check needs on these machines: the host's network (no
@@ -21,7 +20,7 @@ export const MACHINE_FLAGS = [
 export const ROLE_FLAGS = ['--read-only', '--read-only-tmpfs=false'];
 
 /** The settings every role gets, passed by name so the secrets never show in a process list. */
-export const TALLY_SETTINGS = ['DATABASE_URL', 'WEBHOOK_SECRETS', 'API_TOKEN', 'PORT', 'LOG_LEVEL'];
+const TALLY_SETTINGS = ['DATABASE_URL', 'WEBHOOK_SECRETS', 'API_TOKEN', 'PORT', 'LOG_LEVEL'];
 
 export function settingsFlags(): string[] {
   return TALLY_SETTINGS.flatMap((name) => ['-e', name]);
