@@ -42,3 +42,8 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
     throw err;
   }
 }
+
+/** Resolves when the database answers a query; the scrape reports whether it did. */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('select 1');
+}
