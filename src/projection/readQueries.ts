@@ -1,5 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
-import type { Page } from '../findings/queries.ts';
+import type { Page, Queryable } from '../db/pool.ts';
 
 // Ordering bookkeeping, not facts about the payment.
 const INTERNAL = `'{snapshot,event_row_id,status_terminal,status_rank,status_updated_at,status_event_row_id,fees_updated_at,fees_event_row_id,returned_fees_updated_at,returned_fees_event_row_id}'::text[]`;
