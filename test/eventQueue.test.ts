@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { listPaymentTimeline } from '../src/api/console/queries.ts';
+import { listPaymentTimeline } from '../src/ingest/timelineQueries.ts';
 import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../src/projection/eventQueries.ts';
 import { processNextEvents } from '../src/projection/processStoredEvent.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
-import { findEvent } from '../src/api/queries.ts';
+import { findEvent } from '../src/ingest/deliveryReadQueries.ts';
 import { sign } from '../src/ingest/signature.ts';
 import { processStoredEvents } from '../src/projection/processStoredEvent.ts';
 import { SECRETS, startTestApp, type TestApp } from './helpers/app.ts';

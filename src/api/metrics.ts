@@ -1,15 +1,13 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Pool } from '../db/pool.ts';
+import { type Pool, pingDatabase } from '../db/pool.ts';
+import { countOpenFindingsByCode } from '../findings/readQueries.ts';
+import { countEventsByStatus, findOldestWaitingDeliverySeconds } from '../ingest/deliveryReadQueries.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
+import { countUnknownValuesByField } from '../projection/readQueries.ts';
 import type { Boss } from '../queue/boss.ts';
+import { countJobsByQueue } from '../queue/jobCounts.ts';
 import { summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
-import { countOpenFindingsByCode, findOldestWaitingDeliverySeconds, pingDatabase } from './metricsQueries.ts';
-import {
-  countEventsByStatus,
-  countJobsByQueue,
-  countUnknownValuesByField,
-  summarizeSweeps,
-} from './queries.ts';
+import { summarizeSweeps } from '../sweep/readQueries.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 

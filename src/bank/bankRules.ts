@@ -1,13 +1,13 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { BankLineFacts, PayoutFacts } from './matchQueries.ts';
+import type { BankLineFacts, PayoutToMatch } from './matchQueries.ts';
 
 export type BankMatchFacts = {
-  ambiguous: { payout: PayoutFacts; lineIds: number[] }[];
-  missing: PayoutFacts[];
+  ambiguous: { payout: PayoutToMatch; lineIds: number[] }[];
+  missing: PayoutToMatch[];
   unmatchedCredits: BankLineFacts[];
 };
 
-const window = (payout: PayoutFacts) => ({ from: payout.windowFrom, to: payout.windowTo });
+const window = (payout: PayoutToMatch) => ({ from: payout.windowFrom, to: payout.windowTo });
 
 /**
  * Rule 5's findings from what matching left over. `details.amount` carries the money at stake too, where

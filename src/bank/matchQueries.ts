@@ -51,7 +51,7 @@ export async function saveDepositMatches(db: Queryable, matches: Map<number, str
   );
 }
 
-export type PayoutFacts = {
+export type PayoutToMatch = {
   id: string;
   accountId: string;
   amount: number;
@@ -69,8 +69,8 @@ export async function listPayoutFacts(
   db: Queryable,
   ids: string[],
   matchDays: number,
-): Promise<PayoutFacts[]> {
-  const { rows } = await db.query<PayoutFacts>(
+): Promise<PayoutToMatch[]> {
+  const { rows } = await db.query<PayoutToMatch>(
     `select ${PAYOUT_FACTS} from payouts p where p.id = any($2::text[]) order by p.id`,
     [matchDays, ids],
   );
@@ -85,8 +85,8 @@ export async function listPayoutsMissingInBank(
   db: Queryable,
   matchDays: number,
   excluded: string[],
-): Promise<PayoutFacts[]> {
-  const { rows } = await db.query<PayoutFacts>(
+): Promise<PayoutToMatch[]> {
+  const { rows } = await db.query<PayoutToMatch>(
     `select ${PAYOUT_FACTS}
        from payouts p
       where p.status = 'paid' and p.amount > 0

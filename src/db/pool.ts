@@ -5,6 +5,8 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 /** A pool or a client already in a transaction: every query function takes either. */
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+/** One page of a list keyed by row id: `limit` rows after `afterId` or before `beforeId` (none: the newest). */
+export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
 // Bigint columns (cents, ids) come back as JS numbers: Tally's amounts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -41,4 +43,9 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
     client.release(true);
     throw err;
   }
+}
+
+/** Resolves when the database answers a query; the scrape reports whether it did. */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('select 1');
 }

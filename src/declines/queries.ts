@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Page, Queryable } from '../db/pool.ts';
 
 export type DeclineFilter = {
   advice?: string | undefined;
@@ -8,8 +8,6 @@ export type DeclineFilter = {
   /** Declines attempted at or after this time. */
   since?: Date | undefined;
 };
-
-export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
 /** A declined card payment with its stored classification (meanings are the domain table's, not stored). */
 export type DeclineRow = {

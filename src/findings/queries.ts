@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Page, Queryable } from '../db/pool.ts';
 import type { FindingCode, FindingDraft } from './findings.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
@@ -111,7 +111,6 @@ export type FindingFilter = {
   from?: Date | undefined;
   to?: Date | undefined;
 };
-export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
 /** `newest`: by id, newest first; `at_stake`: most money at stake first, those that measure none last. */
 export const FINDING_ORDERS = ['newest', 'at_stake'] as const;

@@ -12,7 +12,12 @@ export type NewEvent = {
   receivedAt: Date;
 };
 
-export type StoredEvent = { inserted: boolean; id: number; event_id: string | null; body_sha256: Buffer };
+export type EventInsertResult = {
+  inserted: boolean;
+  id: number;
+  event_id: string | null;
+  body_sha256: Buffer;
+};
 
 /**
  * Inserts deliveries in one statement, in order, skipping any whose event id (or, quarantined, whose body)
@@ -23,14 +28,14 @@ export type StoredEvent = { inserted: boolean; id: number; event_id: string | nu
  * parameter (pg sends a Buffer as raw bytes): no base64 and no array escaping on either side; each row takes
  * its bytes by offset. The raw bytes are the only copy of the body (see `rawText`).
  */
-export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
+export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<EventInsertResult[]> {
   let offset = 1; // substring() counts bytes from 1
   const starts = events.map((event) => {
     const start = offset;
     offset += event.rawBody.length;
     return start;
   });
-  const { rows } = await db.query<StoredEvent>(
+  const { rows } = await db.query<EventInsertResult>(
     `with inserted as (
        insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
                            status, quarantine_reason, received_at)

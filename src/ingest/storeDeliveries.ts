@@ -1,11 +1,11 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { openEventConflictFindings, openQuarantineFindings } from './ingestFindings.ts';
 import {
+  type EventInsertResult,
   findStoredBodyHashes,
   insertEventConflicts,
   insertEvents,
   type NewEvent,
-  type StoredEvent,
 } from './queries.ts';
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'quarantined';
@@ -14,7 +14,7 @@ const key = (eventId: string | null, hash: Buffer) => `${eventId ?? ''}\u0000${h
 
 // A quarantined delivery opens its finding in the transaction that stores it, so nobody misses one; the
 // common batch has none and is one statement, committed on its own (the row is also the worker's queue).
-async function insertBatch(pool: Pool, events: NewEvent[]): Promise<StoredEvent[]> {
+async function insertBatch(pool: Pool, events: NewEvent[]): Promise<EventInsertResult[]> {
   if (events.every((event) => event.quarantineReason === null)) return insertEvents(pool, events);
   return withTransaction(pool, async (client) => {
     const rows = await insertEvents(client, events);

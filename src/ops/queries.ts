@@ -1,5 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
-import type { Page } from '../findings/queries.ts';
+import type { Page, Queryable } from '../db/pool.ts';
 import type { Authorization } from './captureExpiry.ts';
 
 export type NewAlert = {

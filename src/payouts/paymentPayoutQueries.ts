@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { findPayments, type PaymentRow } from './payoutFactsQueries.ts';
+import { findPayments, type PaymentToCheck } from './payoutFactsQueries.ts';
 
 /** A payout line crediting a payment, in a payout that did not fail and was not canceled. */
 export type PaymentCredit = {
@@ -27,7 +27,7 @@ export async function listPaymentCredits(db: Queryable, paymentIds: string[]): P
 /** What rule 3 reads of one payment: the payment (null when Tally does not have it) and its payout credits. */
 export type PaymentPayoutFacts = {
   paymentId: string;
-  payment: PaymentRow | null;
+  payment: PaymentToCheck | null;
   /** Its credits in payouts that did not fail and were not canceled. */
   credits: PaymentCredit[];
   /** The payment's sub account, when the payout sync lists its payouts. */

@@ -4,14 +4,14 @@ import {
   findPayout,
   listFindingsOfPayout,
   listPayoutLines,
-  type PayoutLineRow,
+  type PayoutLineView,
 } from './payoutReadQueries.ts';
 
 // A payout's own findings and its lines': a payout of thousands of lines shows the newest this many.
 const FINDINGS_LIMIT = 500;
 
 /** A line as the API and console show it: the balance transaction, its check, and the object it matched. */
-export function presentPayoutLine(row: PayoutLineRow) {
+export function presentPayoutLine(row: PayoutLineView) {
   const {
     check_status: status,
     check_matched_type: matchedType,

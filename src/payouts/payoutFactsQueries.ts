@@ -4,7 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 export type LineKind = 'payment' | 'refund' | 'fee' | 'fee_return' | 'payout' | 'other';
 
 /** The payout fields the rules read. Stated totals and counts are null when the provider did not state them. */
-export type PayoutRow = {
+export type PayoutToCheck = {
   id: string;
   accountId: string;
   amount: number;
@@ -41,8 +41,8 @@ const PAYOUTS_SQL = `
    order by p.id`;
 
 /** Payouts by id, those Tally has. */
-export async function findPayouts(db: Queryable, payoutIds: string[]): Promise<PayoutRow[]> {
-  return (await db.query<PayoutRow>(PAYOUTS_SQL, [payoutIds])).rows;
+export async function findPayouts(db: Queryable, payoutIds: string[]): Promise<PayoutToCheck[]> {
+  return (await db.query<PayoutToCheck>(PAYOUTS_SQL, [payoutIds])).rows;
 }
 
 /**
@@ -59,7 +59,7 @@ export async function lockPayoutVersions(db: Queryable, payoutIds: string[]): Pr
 }
 
 /** A payout line, with the payment it belongs to as far as Tally can tell (null when it names none). */
-export type PayoutLineRow = {
+export type PayoutLineToCheck = {
   id: string;
   payoutId: string;
   txnType: string;
@@ -90,16 +90,21 @@ const LINES_SQL = `
    order by l.payout_id, l.created_at, l.id`;
 
 /** Every line of the payouts, in one query. */
-export async function listPayoutLines(db: Queryable, payoutIds: string[]): Promise<PayoutLineRow[]> {
-  return (await db.query<PayoutLineRow>(LINES_SQL, [payoutIds])).rows;
+export async function listPayoutLines(db: Queryable, payoutIds: string[]): Promise<PayoutLineToCheck[]> {
+  return (await db.query<PayoutLineToCheck>(LINES_SQL, [payoutIds])).rows;
 }
 
-export type PaymentFee = { id: string; type: string; amount: number; remainingAmount: number | null };
-export type ReturnedFee = { id: string; type: string | null; returnedAmount: number | null };
-export type Refund = { id: string; amount: number; status: string | null; returnedFees: ReturnedFee[] };
+export type PaymentFeeToCheck = { id: string; type: string; amount: number; remainingAmount: number | null };
+export type ReturnedFeeToCheck = { id: string; type: string | null; returnedAmount: number | null };
+export type RefundToCheck = {
+  id: string;
+  amount: number;
+  status: string | null;
+  returnedFees: ReturnedFeeToCheck[];
+};
 
 /** A payment as payout reconciliation reads it. */
-export type PaymentRow = {
+export type PaymentToCheck = {
   id: string;
   accountId: string;
   currency: string | null;
@@ -114,7 +119,7 @@ export type PaymentRow = {
 };
 
 /** A payment with its fees and refunds (each with the fees it returned). */
-export type PaymentWithObjects = PaymentRow & { fees: PaymentFee[]; refunds: Refund[] };
+export type PaymentWithObjects = PaymentToCheck & { fees: PaymentFeeToCheck[]; refunds: RefundToCheck[] };
 
 const PAYMENTS_SQL = `
   select id, account_id as "accountId", currency, coalesce(amount, 0) as amount, status,
@@ -142,8 +147,8 @@ const RETURNED_FEES_SQL = `
    order by rf.id`;
 
 /** Payments by id (those Tally has), without their fees and refunds. */
-export async function findPayments(db: Queryable, paymentIds: string[]): Promise<PaymentRow[]> {
-  return (await db.query<PaymentRow>(PAYMENTS_SQL, [paymentIds])).rows;
+export async function findPayments(db: Queryable, paymentIds: string[]): Promise<PaymentToCheck[]> {
+  return (await db.query<PaymentToCheck>(PAYMENTS_SQL, [paymentIds])).rows;
 }
 
 /** Payments by id with their fees, refunds and returned fees: four queries for all of them. */
@@ -155,19 +160,20 @@ export async function loadPaymentsWithObjects(
   for (const payment of await findPayments(db, paymentIds))
     payments.set(payment.id, { ...payment, fees: [], refunds: [] });
   const known = [...payments.keys()];
-  const refunds = new Map<string, Refund>();
-  for (const { paymentId, ...fee } of (await db.query<PaymentFee & { paymentId: string }>(FEES_SQL, [known]))
-    .rows)
+  const refunds = new Map<string, RefundToCheck>();
+  for (const { paymentId, ...fee } of (
+    await db.query<PaymentFeeToCheck & { paymentId: string }>(FEES_SQL, [known])
+  ).rows)
     payments.get(paymentId)?.fees.push(fee);
   for (const { paymentId, ...row } of (
-    await db.query<Omit<Refund, 'returnedFees'> & { paymentId: string }>(REFUNDS_SQL, [known])
+    await db.query<Omit<RefundToCheck, 'returnedFees'> & { paymentId: string }>(REFUNDS_SQL, [known])
   ).rows) {
     const refund = { ...row, returnedFees: [] };
     refunds.set(refund.id, refund);
     payments.get(paymentId)?.refunds.push(refund);
   }
   for (const { refundId, ...returned } of (
-    await db.query<ReturnedFee & { refundId: string }>(RETURNED_FEES_SQL, [known])
+    await db.query<ReturnedFeeToCheck & { refundId: string }>(RETURNED_FEES_SQL, [known])
   ).rows)
     refunds.get(refundId)?.returnedFees.push(returned);
   return payments;

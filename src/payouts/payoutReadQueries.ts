@@ -11,7 +11,7 @@ export type PayoutFilter = {
   depositsBefore?: Date | undefined;
 };
 
-export type PayoutRow = {
+export type PayoutView = {
   id: string;
   account_id: string;
   amount: number;
@@ -67,7 +67,7 @@ const KEY_OF = (param: string) =>
  */
 export async function listPayouts(db: Queryable, filter: PayoutFilter, page: PayoutPage) {
   const backwards = page.beforeId !== null;
-  const { rows } = await db.query<PayoutRow>(
+  const { rows } = await db.query<PayoutView>(
     `${selectPayouts()}
       where ($1::text is null or p.status = $1::text)
         and ($2::text is null or p.account_id = $2::text)
@@ -94,7 +94,7 @@ export async function listPayouts(db: Queryable, filter: PayoutFilter, page: Pay
 /** One payout with its list fields and its last judgement (null while unjudged). */
 export async function findPayout(db: Queryable, id: string) {
   const { rows } = await db.query<
-    PayoutRow & { judged_at: Date | null; lines_checked: number | null; lines_mismatched: number | null }
+    PayoutView & { judged_at: Date | null; lines_checked: number | null; lines_mismatched: number | null }
   >(
     `${selectPayouts(' r.judged_at, r.lines_checked, r.lines_mismatched,')}
       where p.id = $1::text`,
@@ -103,7 +103,7 @@ export async function findPayout(db: Queryable, id: string) {
   return rows[0] ?? null;
 }
 
-export type PayoutLineRow = {
+export type PayoutLineView = {
   id: string;
   txn_type: string;
   kind: string;
@@ -139,7 +139,7 @@ export type PayoutLineRow = {
  * object the check matched: the payment, the payment's fee, the refund, or the fee a refund returned.
  */
 export async function listPayoutLines(db: Queryable, payoutId: string) {
-  const { rows } = await db.query<PayoutLineRow>(
+  const { rows } = await db.query<PayoutLineView>(
     `select l.id, l.txn_type, l.kind, l.amount, l.fee, l.net, l.currency, l.source_id, l.source_type,
             l.source_payment_id, l.financial_transaction_id, l.description, l.available_on, l.created_at,
             l.updated_at, c.status as check_status, c.matched_type as check_matched_type,
@@ -173,7 +173,7 @@ export async function listPayoutLines(db: Queryable, payoutId: string) {
   return rows;
 }
 
-export type BankLineRow = {
+export type BankLineView = {
   id: number;
   statement_id: number;
   bank_account: string;
@@ -185,8 +185,8 @@ export type BankLineRow = {
 };
 
 /** The bank statement credit matched to the payout, or null. */
-export async function findBankLineOfPayout(db: Queryable, payoutId: string): Promise<BankLineRow | null> {
-  const { rows } = await db.query<BankLineRow>(
+export async function findBankLineOfPayout(db: Queryable, payoutId: string): Promise<BankLineView | null> {
+  const { rows } = await db.query<BankLineView>(
     `select id, statement_id, bank_account, to_char(value_date, 'YYYY-MM-DD') as value_date, amount, currency,
             description, reference
        from bank_lines where payout_id = $1::text`,

@@ -1,10 +1,10 @@
 import type { FindingDraft } from '../findings/findings.ts';
 import type {
-  PaymentFee,
+  PaymentFeeToCheck,
   PaymentWithObjects,
-  PayoutLineRow,
-  Refund,
-  ReturnedFee,
+  PayoutLineToCheck,
+  RefundToCheck,
+  ReturnedFeeToCheck,
 } from './payoutFactsQueries.ts';
 
 export type MatchedType = 'payment' | 'payment_fee' | 'refund' | 'returned_fee';
@@ -35,7 +35,7 @@ const compared = (
   matchedType: MatchedType,
   matchedId: string,
   expected: number,
-  line: PayoutLineRow,
+  line: PayoutLineToCheck,
   reason?: string,
 ): Judgement => ({
   status: 'compared',
@@ -46,9 +46,9 @@ const compared = (
 });
 
 // `processing_fee_return` returns a `processing_fee`.
-const feeTypeOf = (line: PayoutLineRow) => line.txnType.replace(/_return$/, '');
+const feeTypeOf = (line: PayoutLineToCheck) => line.txnType.replace(/_return$/, '');
 
-function judgePaymentLine(line: PayoutLineRow, payment: PaymentWithObjects): Judgement {
+function judgePaymentLine(line: PayoutLineToCheck, payment: PaymentWithObjects): Judgement {
   const parts: Part[] = [{ part: 'amount', expected: payment.amount, actual: line.amount }];
   // Fees deducted on the payment's own line: together they are the payment's fees.
   if (line.fee !== 0)
@@ -60,7 +60,7 @@ function judgePaymentLine(line: PayoutLineRow, payment: PaymentWithObjects): Jud
   return { status: 'compared', matchedType: 'payment', matchedId: payment.id, parts };
 }
 
-function judgeFeeLine(line: PayoutLineRow, payment: PaymentWithObjects): Judgement {
+function judgeFeeLine(line: PayoutLineToCheck, payment: PaymentWithObjects): Judgement {
   const byId = payment.fees.find((fee) => fee.id === line.sourceId);
   const ofType = payment.fees.filter((fee) => fee.type === feeTypeOf(line));
   const [fee] = byId ? [byId] : ofType;
@@ -71,7 +71,7 @@ function judgeFeeLine(line: PayoutLineRow, payment: PaymentWithObjects): Judgeme
   return compared('payment_fee', fee.id, -fee.amount, line);
 }
 
-function judgeRefundLine(line: PayoutLineRow, payment: PaymentWithObjects): Judgement {
+function judgeRefundLine(line: PayoutLineToCheck, payment: PaymentWithObjects): Judgement {
   const byId = payment.refunds.find((refund) => refund.id === line.sourceId);
   const refund = byId ?? (payment.refunds.length === 1 ? payment.refunds[0] : undefined);
   if (refund === undefined)
@@ -84,10 +84,14 @@ function judgeRefundLine(line: PayoutLineRow, payment: PaymentWithObjects): Judg
   return compared('refund', refund.id, -refund.amount, line);
 }
 
-const returnedOfType = (refund: Refund, type: string) =>
+const returnedOfType = (refund: RefundToCheck, type: string) =>
   refund.returnedFees.filter((returned) => returned.type === type);
 
-function judgeReturnedFees(line: PayoutLineRow, returned: ReturnedFee[], refund: Refund): Judgement {
+function judgeReturnedFees(
+  line: PayoutLineToCheck,
+  returned: ReturnedFeeToCheck[],
+  refund: RefundToCheck,
+): Judgement {
   const [first] = returned;
   if (first === undefined)
     return compared('refund', refund.id, 0, line, `the refund returned no ${feeTypeOf(line)}`);
@@ -98,9 +102,9 @@ function judgeReturnedFees(line: PayoutLineRow, returned: ReturnedFee[], refund:
 }
 
 // A void or an ACH return hands the fee back without a refund object: what is no longer remaining of it.
-const handedBack = (fee: PaymentFee) => fee.amount - (fee.remainingAmount ?? 0);
+const handedBack = (fee: PaymentFeeToCheck) => fee.amount - (fee.remainingAmount ?? 0);
 
-function judgeFeeReturnLine(line: PayoutLineRow, payment: PaymentWithObjects): Judgement {
+function judgeFeeReturnLine(line: PayoutLineToCheck, payment: PaymentWithObjects): Judgement {
   const type = feeTypeOf(line);
   for (const refund of payment.refunds) {
     const returned = refund.returnedFees.find((fee) => fee.id === line.sourceId);
@@ -130,7 +134,7 @@ const JUDGE_BY_KIND = {
   fee_return: judgeFeeReturnLine,
 };
 
-function judgeLine(line: PayoutLineRow, payments: Map<string, PaymentWithObjects>): Judgement {
+function judgeLine(line: PayoutLineToCheck, payments: Map<string, PaymentWithObjects>): Judgement {
   if (line.kind === 'payout' || line.kind === 'other') return notChecked(`a ${line.kind} line`);
   const payment = line.paymentId === null ? undefined : payments.get(line.paymentId);
   if (payment === undefined) return { status: 'payment_unknown' };
@@ -149,7 +153,7 @@ const sum = (parts: Part[], key: 'expected' | 'actual') =>
  * the line's amount). Payout and other lines are not checked.
  */
 export function checkPayoutLines(
-  lines: PayoutLineRow[],
+  lines: PayoutLineToCheck[],
   payments: Map<string, PaymentWithObjects>,
 ): { drafts: FindingDraft[]; lineChecks: LineCheck[] } {
   const drafts: FindingDraft[] = [];

@@ -1,6 +1,6 @@
 import type { FindingDraft } from '../findings/findings.ts';
 import type { PaymentPayoutFacts, SyncedAccount } from './paymentPayoutQueries.ts';
-import type { PaymentRow } from './payoutFactsQueries.ts';
+import type { PaymentToCheck } from './payoutFactsQueries.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -9,12 +9,12 @@ const DAY_MS = 24 * 3600 * 1000;
 const PAID_OUT_STATUSES = new Set(['succeeded', 'partially_refunded', 'disputed']);
 
 /** The payout type that pays a payment out: bank accounts settle as `ach`, everything else as `cc`. */
-const payoutTypeOf = (payment: Pick<PaymentRow, 'methodKind'>) =>
+const payoutTypeOf = (payment: Pick<PaymentToCheck, 'methodKind'>) =>
   payment.methodKind === 'ach' ? 'ach' : 'cc';
 
 /** When a payment not yet paid out becomes a finding, or null when it is not judged at all. */
 function payoutDueAt(
-  payment: PaymentRow,
+  payment: PaymentToCheck,
   account: SyncedAccount | null,
   expectedDays: Record<string, number>,
 ): Date | null {

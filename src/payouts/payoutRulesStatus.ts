@@ -1,5 +1,5 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { PayoutRow } from './payoutFactsQueries.ts';
+import type { PayoutToCheck } from './payoutFactsQueries.ts';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -7,7 +7,7 @@ const HOUR_MS = 3600 * 1000;
 const SETTLED_STATUSES = new Set(['paid', 'failed', 'canceled', 'forwarded']);
 
 /** When a payout not yet settled becomes overdue, or null when it cannot be (settled, or no `deposits_at`). */
-function payoutOverdueAt(payout: PayoutRow, overdueHours: number): Date | null {
+function payoutOverdueAt(payout: PayoutToCheck, overdueHours: number): Date | null {
   if (SETTLED_STATUSES.has(payout.status) || payout.depositsAt === null) return null;
   return new Date(payout.depositsAt.getTime() + overdueHours * HOUR_MS);
 }
@@ -17,7 +17,7 @@ function payoutOverdueAt(payout: PayoutRow, overdueHours: number): Date | null {
  * late, not yet known lost) for a payout still not `paid` `PAYOUT_OVERDUE_HOURS` after its `deposits_at`
  * (`forwarded` counts as landed). At stake: the payout's amount.
  */
-export function checkPayoutStatus(payout: PayoutRow, overdueHours: number, now: Date): FindingDraft[] {
+export function checkPayoutStatus(payout: PayoutToCheck, overdueHours: number, now: Date): FindingDraft[] {
   const subject = { subjectType: 'payout', subjectId: payout.id };
   const about = {
     status: payout.status,

@@ -1,5 +1,5 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { PayoutLineRow, PayoutRow } from './payoutFactsQueries.ts';
+import type { PayoutLineToCheck, PayoutToCheck } from './payoutFactsQueries.ts';
 
 /** The stated figures of a payout that its lines are added up against (rule 1). */
 const PAYOUT_FIGURES = [
@@ -21,7 +21,7 @@ const COUNTS: readonly PayoutFigure[] = ['payments_count', 'refunds_count'];
  * line but the payout's own; totals as positive magnitudes (payments credited, refunds debited, fees deducted
  * as fee lines or a line's `fee` less fees handed back); `other_total` signed.
  */
-function sumPayoutLines(lines: PayoutLineRow[]): Record<PayoutFigure, number> {
+function sumPayoutLines(lines: PayoutLineToCheck[]): Record<PayoutFigure, number> {
   const sums = {
     amount: 0,
     payments_total: 0,
@@ -49,7 +49,7 @@ function sumPayoutLines(lines: PayoutLineRow[]): Record<PayoutFigure, number> {
   return sums;
 }
 
-function statedFigures(payout: PayoutRow): Record<PayoutFigure, number | null> {
+function statedFigures(payout: PayoutToCheck): Record<PayoutFigure, number | null> {
   return {
     amount: payout.amount,
     payments_total: payout.paymentsTotal,
@@ -67,7 +67,7 @@ function statedFigures(payout: PayoutRow): Record<PayoutFigure, number | null> {
  * `expected`, from the lines as `actual`. At stake: the difference of the amount; when the amount agrees, the
  * largest difference among the money totals; null when only a count differs (no money is measured).
  */
-export function checkPayoutTotals(payout: PayoutRow, lines: PayoutLineRow[]): FindingDraft[] {
+export function checkPayoutTotals(payout: PayoutToCheck, lines: PayoutLineToCheck[]): FindingDraft[] {
   const sums = sumPayoutLines(lines);
   const stated = statedFigures(payout);
   const differing = PAYOUT_FIGURES.filter((figure) => {

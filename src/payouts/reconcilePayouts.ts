@@ -19,8 +19,8 @@ import {
   loadPaymentsWithObjects,
   lockPayoutVersions,
   type PaymentWithObjects,
-  type PayoutLineRow,
-  type PayoutRow,
+  type PayoutLineToCheck,
+  type PayoutToCheck,
 } from './payoutFactsQueries.ts';
 import { checkPayoutLines, type LineCheck } from './payoutRulesLines.ts';
 import { checkPaymentPayouts } from './payoutRulesPayments.ts';
@@ -43,7 +43,7 @@ const payoutStatusScope = (payoutId: string) => `payout-status:${payoutId}`;
 const paymentPayoutScope = (paymentId: string) => `payout-payment:${paymentId}`;
 
 /** Rule 4 of each payout, one run each. */
-export function payoutStatusRuns(payouts: PayoutRow[], overdueHours: number, now: Date): FindingRun[] {
+export function payoutStatusRuns(payouts: PayoutToCheck[], overdueHours: number, now: Date): FindingRun[] {
   return payouts.map((payout) => ({
     context: {
       scope: payoutStatusScope(payout.id),
@@ -76,9 +76,9 @@ const present = <T>(value: T | null): value is T => value !== null;
 
 /** Everything rules 1–4 read of some payouts, from one snapshot. */
 export type PayoutFacts = {
-  payouts: PayoutRow[];
+  payouts: PayoutToCheck[];
   /** The lines of the payouts with every line loaded. */
-  lines: PayoutLineRow[];
+  lines: PayoutLineToCheck[];
   payments: Map<string, PaymentWithObjects>;
   /** The payments the payouts credit, or credited at their previous judgement. */
   paymentFacts: PaymentPayoutFacts[];
@@ -111,7 +111,7 @@ export async function readPayoutFacts(pool: Pool, payoutIds: string[]): Promise<
 
 /** One payout's judgement: its runs, and with every line loaded, its line checks and counts. */
 type PayoutJudgement = {
-  payout: PayoutRow;
+  payout: PayoutToCheck;
   runs: FindingRun[];
   lines: { checks: LineCheck[]; reconciliation: PayoutReconciliation } | null;
 };
@@ -120,7 +120,7 @@ export type PayoutJudgements = { payouts: PayoutJudgement[]; paymentRuns: Findin
 
 /** Pure: rules 1–4 over the facts. */
 export function judgePayouts(facts: PayoutFacts, settings: PayoutSettings, now: Date): PayoutJudgements {
-  const linesOf = new Map<string, PayoutLineRow[]>();
+  const linesOf = new Map<string, PayoutLineToCheck[]>();
   for (const line of facts.lines) {
     const lines = linesOf.get(line.payoutId) ?? [];
     lines.push(line);

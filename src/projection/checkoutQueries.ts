@@ -41,7 +41,7 @@ export type CheckoutCompletionRow = Pick<
   | 'event_row_id'
 > & { updated_at: '-infinity'; snapshot: Record<string, never> };
 
-const CHECKOUT_COLUMNS: ColumnTypes<CheckoutRow> = {
+export const CHECKOUT_COLUMNS: ColumnTypes<CheckoutRow> = {
   id: 'text',
   account_id: 'text',
   account_type: 'text',

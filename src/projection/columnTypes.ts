@@ -16,7 +16,8 @@ type SqlTypesOf<Value> = unknown extends Value
 /**
  * Every column of a row type with its SQL type. Declared as `const X_COLUMNS: ColumnTypes<XRow> = {…}`, a
  * column missing from the map or a name that is not a field of the row is a compile error, so the SQL built
- * from the map has exactly the row's columns.
+ * from the map has exactly the row's columns; test/db/rowTypes.test.ts checks each map against the migrated
+ * table ([decision 0009](../../docs/decisions/0009-row-types-checked-against-the-schema.md)).
  */
 export type ColumnTypes<Row> = { readonly [Column in keyof Row]-?: SqlTypesOf<Row[Column]> };
 

@@ -23,7 +23,7 @@ export type DisputeRow = {
 };
 
 // `row_id` is left out: the table numbers rows itself, for cursor pagination.
-const DISPUTE_COLUMNS: ColumnTypes<DisputeRow> = {
+export const DISPUTE_COLUMNS: ColumnTypes<DisputeRow> = {
   id: 'text',
   payment_id: 'text',
   account_id: 'text',

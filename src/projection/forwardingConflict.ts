@@ -1,12 +1,19 @@
 import type { FindingDraft } from '../findings/findings.ts';
 
-export type Outcome = { status: string; failureReason: string | null; responseStatusCode: number | null };
+export type ForwardingAttemptOutcome = {
+  status: string;
+  failureReason: string | null;
+  responseStatusCode: number | null;
+};
 
 /**
  * The provider publishes exactly one terminal outcome per forwarding request; a second, different one
  * (completed and failed, or two different answers) is a conflict. The same outcome twice is not.
  */
-export function forwardingConflict(requestId: string, outcomes: Outcome[]): FindingDraft | null {
+export function forwardingConflict(
+  requestId: string,
+  outcomes: ForwardingAttemptOutcome[],
+): FindingDraft | null {
   const distinct = [
     ...new Map(
       outcomes.map((outcome) => [

@@ -26,7 +26,7 @@ export type ForwardingRequestRow = {
   snapshot: unknown;
 };
 
-const FORWARDING_REQUEST_COLUMNS: ColumnTypes<ForwardingRequestRow> = {
+export const FORWARDING_REQUEST_COLUMNS: ColumnTypes<ForwardingRequestRow> = {
   id: 'text',
   account_id: 'text',
   account_type: 'text',
@@ -96,7 +96,7 @@ export type ForwardingOutcomeRow = {
   url: string | null;
 };
 
-const FORWARDING_OUTCOME_COLUMNS: ColumnTypes<ForwardingOutcomeRow> = {
+export const FORWARDING_OUTCOME_COLUMNS: ColumnTypes<ForwardingOutcomeRow> = {
   event_row_id: 'bigint',
   forwarding_request_id: 'text',
   status: 'text',

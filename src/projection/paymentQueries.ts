@@ -45,7 +45,7 @@ export type PaymentRow = {
 } & CardColumns &
   DeclineColumns;
 
-const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
+export const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   id: 'text',
   account_id: 'text',
   account_type: 'text',
@@ -171,7 +171,7 @@ export type PaymentFeeRow = {
   snapshot_updated_at: Date;
 };
 
-const PAYMENT_FEE_COLUMNS: ColumnTypes<PaymentFeeRow> = {
+export const PAYMENT_FEE_COLUMNS: ColumnTypes<PaymentFeeRow> = {
   id: 'text',
   payment_id: 'text',
   type: 'text',

@@ -105,7 +105,7 @@ export function paymentMethodIdOf(payment: Payment): string | null {
   return method?.card?.id ?? method?.bank_account?.id ?? method?.id ?? method?.card?.token ?? null;
 }
 
-export type PaymentFacts = {
+export type PaymentMilestones = {
   authorizedAt: Date | null;
   capturedAt: Date | null;
   succeededAt: Date | null;
@@ -114,7 +114,7 @@ export type PaymentFacts = {
 };
 
 /** What this snapshot proves happened, and when; the projection keeps the earliest time of each fact. */
-export function paymentFacts(payment: Payment, eventName: string, at: Date): PaymentFacts {
+export function paymentFacts(payment: Payment, eventName: string, at: Date): PaymentMilestones {
   const when = (happened: boolean) => (happened ? at : null);
   return {
     authorizedAt: when(payment.status === 'authorized' || eventName === 'payment.authorized'),

@@ -28,7 +28,7 @@ export type PayoutRow = {
   projected_at: Date;
 };
 
-const PAYOUT_COLUMNS: ColumnTypes<PayoutRow> = {
+export const PAYOUT_COLUMNS: ColumnTypes<PayoutRow> = {
   id: 'text',
   account_id: 'text',
   amount: 'bigint',
@@ -106,7 +106,7 @@ export type PayoutLineRow = {
   projected_at: Date;
 };
 
-const PAYOUT_LINE_COLUMNS: ColumnTypes<PayoutLineRow> = {
+export const PAYOUT_LINE_COLUMNS: ColumnTypes<PayoutLineRow> = {
   id: 'text',
   payout_id: 'text',
   account_id: 'text',

@@ -16,7 +16,7 @@ export type RefundRow = {
   snapshot: unknown;
 };
 
-const REFUND_COLUMNS: ColumnTypes<RefundRow> = {
+export const REFUND_COLUMNS: ColumnTypes<RefundRow> = {
   id: 'text',
   payment_id: 'text',
   amount: 'bigint',
@@ -65,7 +65,7 @@ export type ReturnedFeeRow = {
   currency: string | null;
 };
 
-const RETURNED_FEE_COLUMNS: ColumnTypes<ReturnedFeeRow> = {
+export const RETURNED_FEE_COLUMNS: ColumnTypes<ReturnedFeeRow> = {
   id: 'text',
   refund_id: 'text',
   payment_fee_id: 'text',

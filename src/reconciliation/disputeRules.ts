@@ -1,12 +1,12 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { DisputeRow } from './queries.ts';
+import type { DisputeToReconcile } from './queries.ts';
 
 // `forfeited` is a loss the merchant chose; the money is gone all the same.
 const LOST = new Set(['lost', 'forfeited']);
 const OPEN = new Set(['needs_response', 'under_review']);
 
 /** `dispute_open` while the merchant must act or the network decides; `dispute_lost` once the money is gone. */
-export function disputeFindings(dispute: DisputeRow): FindingDraft[] {
+export function disputeFindings(dispute: DisputeToReconcile): FindingDraft[] {
   const base = {
     subjectType: 'dispute',
     subjectId: dispute.id,
@@ -31,6 +31,6 @@ export function disputeFindings(dispute: DisputeRow): FindingDraft[] {
 }
 
 /** `dispute_open` and `dispute_lost` for each dispute of the payment, known or not yet. */
-export function checkDisputes({ disputes }: { disputes: DisputeRow[] }): FindingDraft[] {
+export function checkDisputes({ disputes }: { disputes: DisputeToReconcile[] }): FindingDraft[] {
   return disputes.flatMap(disputeFindings);
 }

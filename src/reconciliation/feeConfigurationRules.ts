@@ -2,7 +2,7 @@ import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
 import { calculateFee } from '../domain/feeFormula.ts';
 import { expectedProcessingType, isEffectiveAt } from '../domain/feeSelection.ts';
 import type { FindingDraft } from '../findings/findings.ts';
-import type { PaymentFacts, PaymentFeeRow, PaymentRow } from './queries.ts';
+import type { PaymentFacts, PaymentFeeToReconcile, PaymentToReconcile } from './queries.ts';
 
 /**
  * The sub account's configurations when fees can be checked against them: they have been synced, the
@@ -50,13 +50,17 @@ const effectiveOfType = (configurations: FeeConfiguration[], feeType: string, at
  * and what the right one gives by the same formula, either way. Null when no configuration of the right
  * type was in effect (the chain and base findings say so): nothing to measure against.
  */
-function stakeAgainst(payment: PaymentRow, fee: PaymentFeeRow, right: FeeConfiguration | undefined) {
+function stakeAgainst(
+  payment: PaymentToReconcile,
+  fee: PaymentFeeToReconcile,
+  right: FeeConfiguration | undefined,
+) {
   return right === undefined ? null : Math.abs(fee.amount - calculateFee(payment.amount, right));
 }
 
 function checkFee(
-  payment: PaymentRow,
-  fee: PaymentFeeRow,
+  payment: PaymentToReconcile,
+  fee: PaymentFeeToReconcile,
   configurations: FeeConfiguration[],
   createdAt: Date,
 ): FindingDraft[] {

@@ -5,7 +5,7 @@ import { findSyncedAccounts, listFeeConfigurationsOfAccounts } from '../feeConfi
 import { type EarlierDecline, listEarlierDeclines } from './declineQueries.ts';
 
 /** The payment fields the rules read. */
-export type PaymentRow = PaymentKind & {
+export type PaymentToReconcile = PaymentKind & {
   id: string;
   accountId: string;
   currency: string | null;
@@ -32,7 +32,7 @@ const PAYMENT_SQL = `
          succeeded_at as "succeededAt", failed_at as "failedAt"
     from payments where id = any($1::text[])`;
 
-export type PaymentFeeRow = {
+export type PaymentFeeToReconcile = {
   id: string;
   type: string;
   amount: number;
@@ -50,7 +50,7 @@ const FEES_SQL = `
     from payment_fees where payment_id = any($1::text[])
    order by payment_id, type, id`;
 
-export type RefundRow = {
+export type RefundToReconcile = {
   id: string;
   amount: number;
   status: string | null;
@@ -65,7 +65,7 @@ const REFUNDS_SQL = `
     from refunds where payment_id = any($1::text[])
    order by payment_id, created_at, id`;
 
-export type ReturnedFeeRow = {
+export type ReturnedFeeToReconcile = {
   id: string;
   paymentFeeId: string | null;
   returnedAmount: number | null;
@@ -81,9 +81,9 @@ const RETURNED_FEES_SQL = `
    where r.payment_id = any($1::text[])
    order by rf.id`;
 
-export type RefundWithReturnedFees = RefundRow & { returnedFees: ReturnedFeeRow[] };
+export type RefundWithReturnedFees = RefundToReconcile & { returnedFees: ReturnedFeeToReconcile[] };
 
-export type CheckoutFeeRow = { type: string; amount: number };
+export type CheckoutFeeToReconcile = { type: string; amount: number };
 
 // Per payment, the checkout that made it, and the fees set on it (`payment.fees` as projected), in order.
 const CHECKOUT_FEES_SQL = `
@@ -101,7 +101,7 @@ const CHECKOUT_FEES_SQL = `
    where p.id = any($1::text[])
    order by p.id, fee.position`;
 
-export type DisputeRow = {
+export type DisputeToReconcile = {
   id: string;
   paymentId: string;
   accountId: string;
@@ -121,14 +121,14 @@ const DISPUTES_SQL = `
 
 /** Everything the rules need to reconcile one payment. */
 export type PaymentFacts = {
-  payment: PaymentRow;
+  payment: PaymentToReconcile;
   /** By type, then id. */
-  fees: PaymentFeeRow[];
+  fees: PaymentFeeToReconcile[];
   /** In creation order, each with the fees it returned. */
   refunds: RefundWithReturnedFees[];
   /** The checkout that made the payment, when fees were set on it. */
-  checkout: { id: string; fees: CheckoutFeeRow[] } | null;
-  disputes: DisputeRow[];
+  checkout: { id: string; fees: CheckoutFeeToReconcile[] } | null;
+  disputes: DisputeToReconcile[];
   /** The sub account's fee configurations; null until they have been synced once. */
   configurations: FeeConfiguration[] | null;
   /** Earlier declines of the same card that said not to charge it again, newest first. */
@@ -136,7 +136,7 @@ export type PaymentFacts = {
 };
 
 /** A dispute can arrive before its payment: then the disputes are all there is to reconcile. */
-export type UnknownPaymentFacts = { payment: null; disputes: DisputeRow[] };
+export type UnknownPaymentFacts = { payment: null; disputes: DisputeToReconcile[] };
 
 type OfPayment = { paymentId: string };
 
@@ -173,22 +173,24 @@ export async function loadPaymentFacts(
   db: Queryable,
   paymentIds: string[],
 ): Promise<Map<string, PaymentFacts | UnknownPaymentFacts>> {
-  const disputes = byPayment((await db.query<DisputeRow>(DISPUTES_SQL, [paymentIds])).rows);
-  const payments = (await db.query<PaymentRow>(PAYMENT_SQL, [paymentIds])).rows;
+  const disputes = byPayment((await db.query<DisputeToReconcile>(DISPUTES_SQL, [paymentIds])).rows);
+  const payments = (await db.query<PaymentToReconcile>(PAYMENT_SQL, [paymentIds])).rows;
   const known = payments.map((payment) => payment.id);
-  const fees = byPayment((await db.query<PaymentFeeRow & OfPayment>(FEES_SQL, [known])).rows);
-  const refunds = byPayment((await db.query<RefundRow & OfPayment>(REFUNDS_SQL, [known])).rows);
-  const returnedFees = (await db.query<ReturnedFeeRow & { refundId: string }>(RETURNED_FEES_SQL, [known]))
-    .rows;
+  const fees = byPayment((await db.query<PaymentFeeToReconcile & OfPayment>(FEES_SQL, [known])).rows);
+  const refunds = byPayment((await db.query<RefundToReconcile & OfPayment>(REFUNDS_SQL, [known])).rows);
+  const returnedFees = (
+    await db.query<ReturnedFeeToReconcile & { refundId: string }>(RETURNED_FEES_SQL, [known])
+  ).rows;
   const checkoutFees = byPayment(
-    (await db.query<CheckoutFeeRow & OfPayment & { checkoutId: string }>(CHECKOUT_FEES_SQL, [known])).rows,
+    (await db.query<CheckoutFeeToReconcile & OfPayment & { checkoutId: string }>(CHECKOUT_FEES_SQL, [known]))
+      .rows,
   );
   const earlierDeclines = await listEarlierDeclines(db, known);
   const configurations = await loadConfigurations(
     db,
     payments.map((payment) => payment.accountId),
   );
-  const returnedByRefund = new Map<string, ReturnedFeeRow[]>();
+  const returnedByRefund = new Map<string, ReturnedFeeToReconcile[]>();
   for (const { refundId, ...returned } of returnedFees)
     returnedByRefund.set(refundId, [...(returnedByRefund.get(refundId) ?? []), returned]);
 

@@ -1,6 +1,5 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Page, Queryable } from '../db/pool.ts';
 import type { FeeConfiguration } from '../domain/feeConfiguration.ts';
-import type { Page } from '../findings/queries.ts';
 
 export type RepricingRow = { currency: string; payments: number; charged: number; repriced: number };
 

@@ -28,10 +28,10 @@ export function readApiObject(raw: unknown): ApiObject {
   };
 }
 
-export type Outcome = 'new' | 'newer' | 'unchanged';
+export type SweepOutcome = 'new' | 'newer' | 'unchanged';
 
 /** `new`: Tally never projected it; `newer`: the API's state is newer than the newest Tally projected. */
-export function outcomeOf(object: ApiObject, projected: ProjectedState | undefined): Outcome {
+export function outcomeOf(object: ApiObject, projected: ProjectedState | undefined): SweepOutcome {
   if (!projected || object.id === null) return 'new';
   if (object.updatedAt !== null && object.updatedAt > projected.updatedAt) return 'newer';
   return 'unchanged';

@@ -1,15 +1,15 @@
 import type { SyncedAccount } from '../../src/payouts/paymentPayoutQueries.ts';
 import type {
-  PaymentRow,
+  PaymentToCheck,
   PaymentWithObjects,
-  PayoutLineRow,
-  PayoutRow,
+  PayoutLineToCheck,
+  PayoutToCheck,
 } from '../../src/payouts/payoutFactsQueries.ts';
 
 export const t = (iso: string) => new Date(iso);
 
 /** A paid payout of 0 with no stated totals; override what a case needs. */
-export const payout = (overrides: Partial<PayoutRow> = {}): PayoutRow => ({
+export const payout = (overrides: Partial<PayoutToCheck> = {}): PayoutToCheck => ({
   id: 'po_1',
   accountId: 'acc_1',
   amount: 0,
@@ -32,11 +32,11 @@ export const payout = (overrides: Partial<PayoutRow> = {}): PayoutRow => ({
 /** A line of po_1 with net = amount - fee. */
 export const line = (
   id: string,
-  kind: PayoutLineRow['kind'],
+  kind: PayoutLineToCheck['kind'],
   txnType: string,
   amount: number,
-  overrides: Partial<PayoutLineRow> = {},
-): PayoutLineRow => {
+  overrides: Partial<PayoutLineToCheck> = {},
+): PayoutLineToCheck => {
   const fee = overrides.fee ?? 0;
   return {
     id,
@@ -54,7 +54,7 @@ export const line = (
 };
 
 /** A succeeded card payment of 10000 created 2024-06-01. */
-export const paymentRow = (overrides: Partial<PaymentRow> = {}): PaymentRow => ({
+export const paymentRow = (overrides: Partial<PaymentToCheck> = {}): PaymentToCheck => ({
   id: 'py_1',
   accountId: 'acc_1',
   currency: 'usd',

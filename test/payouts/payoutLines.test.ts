@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentWithObjects, PayoutLineRow } from '../../src/payouts/payoutFactsQueries.ts';
+import type { PaymentWithObjects, PayoutLineToCheck } from '../../src/payouts/payoutFactsQueries.ts';
 import { checkPayoutLines } from '../../src/payouts/payoutRulesLines.ts';
 import { line, paymentWithObjects } from './builders.ts';
 
@@ -55,7 +55,7 @@ const PAYMENTS = new Map<string, PaymentWithObjects>([
   ],
 ]);
 
-const check = (payoutLine: PayoutLineRow) => checkPayoutLines([payoutLine], PAYMENTS);
+const check = (payoutLine: PayoutLineToCheck) => checkPayoutLines([payoutLine], PAYMENTS);
 
 describe('rule 2: each line agrees with what Tally knows', () => {
   it.each([

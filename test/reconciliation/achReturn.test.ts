@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkAchReturn } from '../../src/reconciliation/achReturns.ts';
-import type { PaymentRow } from '../../src/reconciliation/queries.ts';
+import type { PaymentToReconcile } from '../../src/reconciliation/queries.ts';
 import { facts, t } from './fixtures.ts';
 
 const SUCCEEDED_AT = t('2026-11-01T00:00:00Z');
 const FAILED_AT = t('2026-11-05T00:00:00Z');
 
 /** A 5,000 ¢ ACH payment that failed on 2026-11-05 with the given code (seed style: in the description). */
-const failedAch = (fields: Partial<PaymentRow> = {}): Partial<PaymentRow> => ({
+const failedAch = (fields: Partial<PaymentToReconcile> = {}): Partial<PaymentToReconcile> => ({
   amount: 5000,
   methodKind: 'ach',
   cardBrand: null,
@@ -97,7 +97,7 @@ describe('ach_return', () => {
     ]);
   });
 
-  it.each<[string, Partial<PaymentRow>]>([
+  it.each<[string, Partial<PaymentToReconcile>]>([
     ['a failed card payment', failedAch({ methodKind: 'card', cardBrand: 'visa' })],
     ['an ACH payment that has not failed', failedAch({ status: 'succeeded' })],
     [

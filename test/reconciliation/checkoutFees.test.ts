@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FindingDraft } from '../../src/findings/findings.ts';
 import { checkCheckoutFees } from '../../src/reconciliation/checkoutFeeRules.ts';
-import type { CheckoutFeeRow, PaymentFeeRow } from '../../src/reconciliation/queries.ts';
+import type { CheckoutFeeToReconcile, PaymentFeeToReconcile } from '../../src/reconciliation/queries.ts';
 import { facts, fee, platform } from './fixtures.ts';
 
 type Difference = { type: string; expected: number; actual: number | null };
@@ -19,10 +19,15 @@ function checkoutMismatch(differences: Difference[], atStake: number): FindingDr
   };
 }
 
-const onCheckout = (fees: CheckoutFeeRow[]) => ({ id: 'cho_1', fees });
+const onCheckout = (fees: CheckoutFeeToReconcile[]) => ({ id: 'cho_1', fees });
 
 describe('checkout_fee_mismatch: fees set on a checkout reach its payment as explicit fees', () => {
-  it.each<{ name: string; checkout: CheckoutFeeRow[]; fees: PaymentFeeRow[]; findings: FindingDraft[] }>([
+  it.each<{
+    name: string;
+    checkout: CheckoutFeeToReconcile[];
+    fees: PaymentFeeToReconcile[];
+    findings: FindingDraft[];
+  }>([
     {
       name: 'an explicit fee of the same type and amount matches',
       checkout: [{ type: 'platform_fee', amount: 100 }],

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkDisputes } from '../../src/reconciliation/disputeRules.ts';
-import type { DisputeRow } from '../../src/reconciliation/queries.ts';
+import type { DisputeToReconcile } from '../../src/reconciliation/queries.ts';
 
-const dispute = (id: string, status: string | null, amount: number): DisputeRow => ({
+const dispute = (id: string, status: string | null, amount: number): DisputeToReconcile => ({
   id,
   paymentId: 'py_1',
   accountId: 'acc_1',

@@ -2,12 +2,16 @@ import { expect } from 'vitest';
 import type { FeeConfiguration } from '../../src/domain/feeConfiguration.ts';
 import type { FindingDraft } from '../../src/findings/findings.ts';
 import { countFeeChecks, type FeeCheckCounts } from '../../src/reconciliation/feeRules.ts';
-import type { PaymentFeeRow, PaymentRow } from '../../src/reconciliation/queries.ts';
+import type { PaymentFeeToReconcile, PaymentToReconcile } from '../../src/reconciliation/queries.ts';
 import { CREATED_AT, described, facts, feeRules, sorted } from './fixtures.ts';
 
 // The findings the fee rules open for payment py_1, every field a user reads spelled out.
 
-export function totalMismatch(feeAmount: number, sumOfFees: number, fees: PaymentFeeRow[]): FindingDraft {
+export function totalMismatch(
+  feeAmount: number,
+  sumOfFees: number,
+  fees: PaymentFeeToReconcile[],
+): FindingDraft {
   return {
     code: 'fee_total_mismatch',
     severity: 'error',
@@ -86,7 +90,7 @@ export function notEffective(
   };
 }
 
-type Kind = Partial<Pick<PaymentRow, 'methodKind' | 'cardBrand' | 'expedited'>>;
+type Kind = Partial<Pick<PaymentToReconcile, 'methodKind' | 'cardBrand' | 'expedited'>>;
 
 /**
  * `kind` defaults to the default payment's: a visa card online. `atStake`: charged vs what the configuration
@@ -138,8 +142,8 @@ export function platformMissing(
 
 export type FeeCase = {
   name: string;
-  payment?: Partial<PaymentRow>;
-  fees: PaymentFeeRow[];
+  payment?: Partial<PaymentToReconcile>;
+  fees: PaymentFeeToReconcile[];
   configurations: FeeConfiguration[] | null;
   findings: FindingDraft[];
   counts?: FeeCheckCounts;

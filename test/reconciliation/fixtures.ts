@@ -4,10 +4,10 @@ import { checkFeeConfigurations } from '../../src/reconciliation/feeConfiguratio
 import { checkFeeTotal, checkPlatformFee } from '../../src/reconciliation/feeRules.ts';
 import type {
   PaymentFacts,
-  PaymentFeeRow,
-  PaymentRow,
+  PaymentFeeToReconcile,
+  PaymentToReconcile,
   RefundWithReturnedFees,
-  ReturnedFeeRow,
+  ReturnedFeeToReconcile,
 } from '../../src/reconciliation/queries.ts';
 import {
   checkFeeRemaining,
@@ -147,7 +147,7 @@ export const CREATED_AT = t('2024-06-15T12:00:00Z');
 const SNAPSHOT_AT = t('2024-06-15T12:00:05Z');
 
 /** A succeeded visa card-not-present payment of 12,345 ¢ created 2024-06-15, charged no fees. */
-export function payment(fields: Partial<PaymentRow> = {}): PaymentRow {
+export function payment(fields: Partial<PaymentToReconcile> = {}): PaymentToReconcile {
   return {
     id: 'py_1',
     accountId: 'acc_1',
@@ -175,8 +175,8 @@ export function fee(
   type: 'processing_fee' | 'platform_fee',
   amount: number,
   source: FeeConfiguration | string | null,
-  fields: Partial<PaymentFeeRow> = {},
-): PaymentFeeRow {
+  fields: Partial<PaymentFeeToReconcile> = {},
+): PaymentFeeToReconcile {
   return {
     id,
     type,
@@ -195,14 +195,14 @@ export function returnedFee(
   returnedAmount: number | null,
   originalAmount: number | null,
   remainingAmount: number | null,
-): ReturnedFeeRow {
+): ReturnedFeeToReconcile {
   return { id, paymentFeeId, returnedAmount, originalAmount, remainingAmount };
 }
 
 export function refund(
   id: string,
   amount: number,
-  returnedFees: ReturnedFeeRow[] = [],
+  returnedFees: ReturnedFeeToReconcile[] = [],
   options: { status?: string | null; createdAt?: string | null; updatedAt?: string } = {},
 ): RefundWithReturnedFees {
   const createdAt = options.createdAt === undefined ? '2024-06-16T10:00:00Z' : options.createdAt;
@@ -221,7 +221,7 @@ export function refund(
  * `feeAmount` to the sum of its fees.
  */
 export function facts(
-  parts: Partial<Omit<PaymentFacts, 'payment'>> & { payment?: Partial<PaymentRow> } = {},
+  parts: Partial<Omit<PaymentFacts, 'payment'>> & { payment?: Partial<PaymentToReconcile> } = {},
 ): PaymentFacts {
   const fees = parts.fees ?? [];
   return {

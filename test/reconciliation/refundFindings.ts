@@ -1,6 +1,10 @@
 import { expect } from 'vitest';
 import type { FindingDraft } from '../../src/findings/findings.ts';
-import type { PaymentFeeRow, PaymentRow, RefundWithReturnedFees } from '../../src/reconciliation/queries.ts';
+import type {
+  PaymentFeeToReconcile,
+  PaymentToReconcile,
+  RefundWithReturnedFees,
+} from '../../src/reconciliation/queries.ts';
 import { facts, fee, refundRules, sorted, t } from './fixtures.ts';
 
 // Refunds of payment py_1, 10,000 ¢, with a 320 ¢ processing fee and a 50 ¢ platform fee; the findings
@@ -11,7 +15,7 @@ export function paymentFee(
   amount: number,
   remainingAmount: number | null = null,
   snapshotUpdatedAt = t('2024-06-10T00:00:00Z'),
-): PaymentFeeRow {
+): PaymentFeeToReconcile {
   const type = id === 'pyfee_plat' ? 'platform_fee' : 'processing_fee';
   return fee(id, type, amount, 'sfc_any', { remainingAmount, snapshotUpdatedAt });
 }
@@ -20,8 +24,8 @@ export const FEES = [paymentFee('pyfee_proc', 320), paymentFee('pyfee_plat', 50)
 
 export type RefundCase = {
   name: string;
-  payment?: Partial<PaymentRow>;
-  fees: PaymentFeeRow[];
+  payment?: Partial<PaymentToReconcile>;
+  fees: PaymentFeeToReconcile[];
   refunds: RefundWithReturnedFees[];
   findings: FindingDraft[];
 };

@@ -1,14 +1,13 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
+import { findEvent, listDeliveries } from '../../ingest/deliveryReadQueries.ts';
 import { queueForProcessing } from '../../projection/eventQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { findEvent } from '../queries.ts';
 import { requireRoleFor } from '../routes/auth.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { calendarDate, oneOf, parseQuery, parseRowId, text } from '../routes/params.ts';
-import { listDeliveries } from './queries.ts';
 import { pageLinks, renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
 

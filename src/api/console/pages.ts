@@ -3,15 +3,16 @@ import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
 import { FINDING_ORDERS, type FindingFilter, listFindings } from '../../findings/queries.ts';
+import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
+import { readOverview } from '../../ops/overviewQueries.ts';
+import { countJobsByQueue } from '../../queue/jobCounts.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { sumOpenFindings } from '../../reports/dailyQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { countEventsByStatus, countJobsByQueue } from '../queries.ts';
 import { FINDING_STATUSES, findingIdOf, findingWithHistory } from '../routes/findings.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { calendarDate, oneOf, parseQuery, text } from '../routes/params.ts';
-import { readOverview } from './queries.ts';
 import { pageLinks, renderPage } from './render.ts';
 
 export const findingFilterQuery = z.object({

@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { presentDecline } from '../../declines/presentDecline.ts';
 import { findDeclineOfPayment } from '../../declines/queries.ts';
 import { calculateFee } from '../../domain/feeFormula.ts';
+import { listFeeConfigurationsOfPayment } from '../../feeConfigurations/readQueries.ts';
 import { listFindings } from '../../findings/queries.ts';
+import { listPaymentTimeline } from '../../ingest/timelineQueries.ts';
 import { listPayoutLinesOfPayment } from '../../payouts/payoutReadQueries.ts';
+import { findPaymentDetail } from '../../projection/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { findPaymentDetail } from '../queries.ts';
 import { parseParams, pathId, undecodablePathParam } from '../routes/params.ts';
-import { listFeeConfigurationsOfPayment, listPaymentTimeline } from './queries.ts';
 import { renderPage } from './render.ts';
 
 const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };

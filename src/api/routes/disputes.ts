@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import { listDisputes } from '../../projection/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
-import { listDisputes } from '../queries.ts';
 import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
 import { parseQuery, text } from './params.ts';

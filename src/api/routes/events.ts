@@ -1,9 +1,9 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import { findEvent } from '../../ingest/deliveryReadQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { findEvent } from '../queries.ts';
 import { single } from './envelope.ts';
 import { parseParams, pathId, undecodablePathParam } from './params.ts';
 

@@ -1,9 +1,9 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { listFindings } from '../../findings/queries.ts';
+import { findPaymentDetail } from '../../projection/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { findPaymentDetail } from '../queries.ts';
 import { single } from './envelope.ts';
 import { presentFinding } from './findings.ts';
 import { parseParams, pathId, undecodablePathParam } from './params.ts';

@@ -1,15 +1,13 @@
 import express, { type Router } from 'express';
+import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
 import { summarizePayoutStatus } from '../../payouts/payoutReportQueries.ts';
+import { summarizeUnknownValues } from '../../projection/readQueries.ts';
+import { countJobsByQueue } from '../../queue/jobCounts.ts';
+import { summarizeFeeChecks } from '../../reconciliation/readQueries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
+import { summarizeSweeps } from '../../sweep/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
-import {
-  countEventsByStatus,
-  countJobsByQueue,
-  summarizeFeeChecks,
-  summarizeSweeps,
-  summarizeUnknownValues,
-} from '../queries.ts';
 import { single } from './envelope.ts';
 
 export function statusRoutes(deps: AppDeps): Router {

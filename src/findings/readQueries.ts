@@ -23,21 +23,3 @@ export async function countOpenFindingsByCode(db: Queryable): Promise<OpenFindin
   );
   return rows;
 }
-
-/**
- * How long the oldest delivery waiting to be projected has waited, in seconds (0: none waits): the worker's
- * lag behind ingest.
- */
-export async function findOldestWaitingDeliverySeconds(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ seconds: number | null }>(
-    `select extract(epoch from now() - min(received_at))::float8 as seconds
-       from events
-      where status = 'received'`,
-  );
-  return Math.max(0, rows[0]?.seconds ?? 0);
-}
-
-/** Resolves when the database answers a query; the scrape reports whether it did. */
-export async function pingDatabase(db: Queryable): Promise<void> {
-  await db.query('select 1');
-}

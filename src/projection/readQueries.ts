@@ -1,0 +1,78 @@
+import type { Page, Queryable } from '../db/pool.ts';
+
+// Ordering bookkeeping, not facts about the payment.
+const INTERNAL = `'{snapshot,event_row_id,status_terminal,status_rank,status_updated_at,status_event_row_id,fees_updated_at,fees_event_row_id,returned_fees_updated_at,returned_fees_event_row_id}'::text[]`;
+
+export type PaymentDetail = {
+  payment: Record<string, unknown>;
+  fees: Record<string, unknown>[];
+  refunds: Record<string, unknown>[];
+  checkout: Record<string, unknown> | null;
+  forwarding_requests: Record<string, unknown>[];
+  disputes: Record<string, unknown>[];
+};
+
+/** A payment with its fees, refunds (each with its returned fees), checkout, forwarding requests and disputes. */
+export async function findPaymentDetail(db: Queryable, id: string): Promise<PaymentDetail | null> {
+  const { rows } = await db.query<PaymentDetail>(
+    `select to_jsonb(p) - ${INTERNAL} as payment,
+            (select coalesce(jsonb_agg(to_jsonb(f) - 'payment_id' order by f.type, f.id), '[]')
+               from payment_fees f where f.payment_id = p.id) as fees,
+            (select coalesce(jsonb_agg((to_jsonb(r) - ${INTERNAL}) || jsonb_build_object('returned_fees',
+                      (select coalesce(jsonb_agg(to_jsonb(rf) - 'refund_id' order by rf.id), '[]')
+                         from returned_fees rf where rf.refund_id = r.id))
+                    order by r.created_at, r.id), '[]')
+               from refunds r where r.payment_id = p.id) as refunds,
+            (select to_jsonb(c) - ${INTERNAL}
+               from checkouts c where c.id = p.checkout_id or c.payment_id = p.id
+              order by c.id limit 1) as checkout,
+            (select coalesce(jsonb_agg(to_jsonb(w) - ${INTERNAL} order by w.created_at, w.id), '[]')
+               from forwarding_requests w where w.payment_method_id = p.payment_method_id) as forwarding_requests,
+            (select coalesce(jsonb_agg(to_jsonb(d) - ${INTERNAL} - 'row_id' order by d.created_at, d.id), '[]')
+               from disputes d where d.payment_id = p.id) as disputes
+       from payments p
+      where p.id = $1::text`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export type DisputeFilter = { status?: string | undefined; accountId?: string | undefined };
+
+/**
+ * Disputes newest first (by when Tally first projected them), filtered, one page plus one row. `id` is
+ * the row number the cursor pages by; `dispute_id` is the provider's `dp_` id.
+ */
+export async function listDisputes(db: Queryable, filter: DisputeFilter, page: Page) {
+  const backwards = page.beforeId !== null;
+  const { rows } = await db.query<Record<string, unknown> & { id: number; dispute_id: string }>(
+    `select row_id as id, id as dispute_id, payment_id, account_id, account_type, amount, currency, reason,
+            to_char(due_date, 'YYYY-MM-DD') as due_date, status, created_at, updated_at
+       from disputes
+      where ($1::text is null or status = $1::text)
+        and ($2::text is null or account_id = $2::text)
+        and ($3::bigint is null or row_id < $3::bigint) and ($4::bigint is null or row_id > $4::bigint)
+      order by row_id ${backwards ? 'asc' : 'desc'}
+      limit $5::int`,
+    [filter.status ?? null, filter.accountId ?? null, page.afterId, page.beforeId, page.limit + 1],
+  );
+  return rows;
+}
+
+/** `{field: {value: deliveries}}`: what the provider sent that Tally keeps but does not know. */
+export async function summarizeUnknownValues(db: Queryable): Promise<Record<string, Record<string, number>>> {
+  const { rows } = await db.query<{ field: string; value: string; deliveries: number }>(
+    `select field, value, deliveries from unknown_values order by field, deliveries desc, value limit 1000`,
+  );
+  const summary: Record<string, Record<string, number>> = {};
+  for (const row of rows) summary[row.field] = { ...summary[row.field], [row.value]: row.deliveries };
+  return summary;
+}
+
+/** Deliveries carrying an unknown value, per field: the metric, which never labels by value. */
+export async function countUnknownValuesByField(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ field: string; deliveries: number }>(
+    `select field, sum(deliveries)::bigint as deliveries from unknown_values group by field`,
+  );
+  return new Map(rows.map((row) => [row.field, row.deliveries]));
+}
