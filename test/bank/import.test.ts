@@ -132,6 +132,11 @@ describe('POST /api/bank-statements', () => {
       csvStatement([['2026-03-01', '10.00', 'a\u0000b', 'R1']]),
       'line 2: the line contains a NUL character',
     ],
+    [
+      'bai2',
+      '01,BANK,TALLY,260304,2300,1,,,2/\n02,TALLY,BANK,1,260301,2300,USD,2/\n03,\u00000098765,USD,010,100,,/\n',
+      'line 3: the line contains a NUL character',
+    ],
     ['csv', 'Date,Amount,Currency,Description,Reference\n', 'the statement has no lines and states no dates'],
   ])('refuses a bad %s file with 422 naming the line, and stores nothing', async (format, body, message) => {
     const response = await postStatement(t, format, body);
