@@ -169,21 +169,23 @@ export async function startLoop(
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       return response.body.data;
     },
-    /** Findings of a code through `GET /api/findings`, as a user reads them. */
+    /** Findings of a code through `GET /api/findings`, as a user reads them, by subject id. */
     async findings(code: string, status = 'open') {
       const response = await request(t.app)
         .get('/api/findings')
         .query({ code, status, limit: 100 })
         .set(auth);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      return (response.body.data as Record<string, unknown>[]).map((finding) => ({
-        code: finding.code,
-        severity: finding.severity,
-        subject_type: finding.subject_type,
-        subject_id: finding.subject_id,
-        currency: finding.currency,
-        at_stake: finding.at_stake,
-      }));
+      return (response.body.data as Record<string, unknown>[])
+        .map((finding) => ({
+          code: finding.code,
+          severity: finding.severity,
+          subject_type: finding.subject_type,
+          subject_id: finding.subject_id,
+          currency: finding.currency,
+          at_stake: finding.at_stake,
+        }))
+        .sort((a, b) => String(a.subject_id).localeCompare(String(b.subject_id)));
     },
     async close() {
       await closeServer(server);

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/childProcess.ts';
+import { DAY, type Loop, startLoop } from './endToEndLoop.ts';
+
+// Every payout finding raised through the whole loop (simulator → webhooks and payout-sync → the real worker)
+// and read through GET /api/findings as a user reads it; time moved on with the app's injected clock; and a
+// rebuild from the raw log that judges everything the same.
+
+const ACCOUNT = 'acc_e2e_findings';
+let loop: Loop;
+// The clock Tally and the simulator share: moved forward to let payments wait too long for a payout.
+let offsetMs = 0;
+const now = () => new Date(Date.now() + offsetMs);
+const ids: Record<string, string> = {};
+let dueAt: Date;
+
+const usd = { currency: 'usd' };
+
+beforeAll(async () => {
+  // Webhooks are signed with the real time: accepted once the clock has moved on a week.
+  loop = await startLoop(ACCOUNT, { now, env: { WEBHOOK_TOLERANCE_SECONDS: String(10 * 24 * 3600) } });
+  const payOut = async (name: string, script: Record<string, unknown>, webhooks = true) => {
+    const sent = await loop.payOut(script, webhooks);
+    ids[name] = sent.payout.id;
+    return sent;
+  };
+  // 10,000 ¢ on Visa: 305 processing, 50 platform; the payout deducts 7 ¢ more processing fee.
+  ids.a1 = (await loop.pay(10_000)).id;
+  const wrong = await payOut('wrongFee', { wrong_fee_line: 7, status: 'paid' });
+  ids.wrongFeeLine = wrong.lines.find((line) => line.txn_type === 'processing_fee')?.id as string;
+  // The same 7 ¢ in the other sign convention and fee layout: on the fee of the payment's own line.
+  await loop.pay(10_000);
+  const inline = await payOut('wrongInline', {
+    wrong_fee_line: 7,
+    sign_convention: 'positive',
+    fee_layout: 'inline',
+    status: 'paid',
+  });
+  ids.wrongInlineLine = inline.lines.find((line) => line.txn_type === 'seller_payment')?.id as string;
+  // 2,000 ¢ paid out, then credited again alone by a second payout.
+  ids.a2 = (await loop.pay(2000)).id;
+  await payOut('first', { status: 'paid' });
+  await payOut('twice', { pay_payment_twice: true, status: 'paid' });
+  // A line crediting 1,500 ¢ of a payment the provider itself does not know.
+  await loop.pay(3000);
+  const unknown = await payOut('unknown', { unknown_payment_line: true, status: 'paid' });
+  ids.unknownLine = unknown.lines.find((line) => line.source_payment_id?.startsWith('py_unknown'))
+    ?.id as string;
+  // An ACH payment no card payout takes: it waits for a payout of its own type.
+  const ach = await loop.pay(5000, { method: 'ach' });
+  ids.ach = ach.id;
+  dueAt = new Date(now().getTime() + 5 * DAY);
+  // 4,000 ¢ (140 + 20 in fees: 3,840) fails; handed back, it and 6,000 ¢ (195 + 30: 5,775) are canceled;
+  // handed back again, both go into a payout due two days ago and still in transit.
+  await loop.pay(4000);
+  await payOut('failed', { status: 'failed' });
+  await loop.pay(6000);
+  await payOut('canceled', { status: 'canceled' });
+  await payOut('overdue', {
+    status: 'in_transit',
+    deposits_at: new Date(now().getTime() - 2 * DAY).toISOString(),
+  });
+  await loop.settleLoop();
+  // 2,500 ¢ (99 + 13: 2,388) in a payout the provider states as 100 ¢ more than its lines: no webhook, the
+  // sync of the account brings it.
+  await loop.pay(2500);
+  const misstated = await payOut('misstated', { status: 'paid' }, false);
+  loop.simulator.putPayout({ ...misstated.payout, amount: misstated.payout.amount + 100 });
+  await loop.runJob('payout-sync', { account_id: ACCOUNT });
+}, 60_000);
+afterAll(() => loop.close());
+
+describe('payout findings raised through the loop, as GET /api/findings shows them', () => {
+  it('payout_line_mismatch: 7 ¢ more fee than Tally judged, as a fee line or on the payment line alike', async () => {
+    const mismatch = (line: string) => ({
+      code: 'payout_line_mismatch',
+      severity: 'error',
+      subject_type: 'balance_transaction',
+      subject_id: ids[line],
+      ...usd,
+      at_stake: 7,
+    });
+    expect(await loop.findings('payout_line_mismatch')).toEqual(
+      [mismatch('wrongFeeLine'), mismatch('wrongInlineLine')].sort((a, b) =>
+        String(a.subject_id).localeCompare(String(b.subject_id)),
+      ),
+    );
+    const checkOf = async (payout: string, line: string) => {
+      const found = (await loop.payout(ids[payout] as string)).lines.find(
+        (l: { id: string }) => l.id === ids[line],
+      );
+      return [
+        found.check.status,
+        found.check.matched_type,
+        Number(found.check.expected),
+        Number(found.check.actual),
+      ];
+    };
+    expect(await checkOf('wrongFee', 'wrongFeeLine')).toEqual(['mismatch', 'payment_fee', -305, -312]);
+    // Amount and fee of the line together: 10,000 − 355 expected, 10,000 − 362 deducted.
+    expect(await checkOf('wrongInline', 'wrongInlineLine')).toEqual(['mismatch', 'payment', 9645, 9638]);
+  });
+
+  it('payment_paid_out_twice: the 2,000 ¢ payment credited by two payouts', async () => {
+    expect(await loop.findings('payment_paid_out_twice')).toEqual([
+      {
+        code: 'payment_paid_out_twice',
+        severity: 'error',
+        subject_type: 'payment',
+        subject_id: ids.a2,
+        ...usd,
+        at_stake: 2000,
+      },
+    ]);
+  });
+
+  it('payout_payment_unknown: the 1,500 ¢ line naming a payment nobody knows, fetched once', async () => {
+    expect(await loop.findings('payout_payment_unknown')).toEqual([
+      {
+        code: 'payout_payment_unknown',
+        severity: 'error',
+        subject_type: 'balance_transaction',
+        subject_id: ids.unknownLine,
+        ...usd,
+        at_stake: 1500,
+      },
+    ]);
+    const fetched = loop.simulator.requests.filter((path) => path.startsWith('GET /v1/payments/py_unknown'));
+    expect(fetched).toHaveLength(1);
+  });
+
+  it('payout_failed, payout_canceled and payout_overdue, each with the payout amount at stake', async () => {
+    const payout = (code: string, severity: string, subject: string, atStake: number) => [
+      { code, severity, subject_type: 'payout', subject_id: ids[subject], ...usd, at_stake: atStake },
+    ];
+    expect(await loop.findings('payout_failed')).toEqual(payout('payout_failed', 'error', 'failed', 3840));
+    expect(await loop.findings('payout_canceled')).toEqual(
+      payout('payout_canceled', 'warning', 'canceled', 9615),
+    );
+    expect(await loop.findings('payout_overdue')).toEqual(
+      payout('payout_overdue', 'warning', 'overdue', 9615),
+    );
+  });
+
+  it('payout_total_mismatch: the payout stating 100 ¢ more than its lines add up to', async () => {
+    expect(await loop.findings('payout_total_mismatch')).toEqual([
+      {
+        code: 'payout_total_mismatch',
+        severity: 'error',
+        subject_type: 'payout',
+        subject_id: ids.misstated,
+        ...usd,
+        at_stake: 100,
+      },
+    ]);
+  });
+
+  it('finds every other line and payout in agreement: no payment_not_paid_out before its time', async () => {
+    expect(await loop.findings('payment_not_paid_out')).toEqual([]);
+    const first = await loop.payout(ids.first as string);
+    expect(first.reconciliation).toMatchObject({ lines_checked: 3, lines_mismatched: 0 });
+    const overdue = await loop.payout(ids.overdue as string);
+    expect(overdue.reconciliation).toMatchObject({ lines_checked: 6, lines_mismatched: 0 });
+  });
+});
+
+describe('time passing', () => {
+  it('payment_not_paid_out: the ACH payment in no payout 5 days on, raised by payout-scan', async () => {
+    offsetMs = dueAt.getTime() - Date.now() + 3600_000;
+    await loop.runJob('payout-scan');
+    expect(await loop.findings('payment_not_paid_out')).toEqual([
+      {
+        code: 'payment_not_paid_out',
+        severity: 'warning',
+        subject_type: 'payment',
+        subject_id: ids.ach,
+        ...usd,
+        at_stake: 5000,
+      },
+    ]);
+  });
+
+  it('resolves it once an ACH payout pays it, and payout_overdue once the late payout lands', async () => {
+    await loop.payOut({ payout_type: 'ach', status: 'paid' });
+    await loop.movePayout(ids.overdue as string, 'paid');
+    await loop.settleLoop();
+    expect(await loop.findings('payment_not_paid_out')).toEqual([]);
+    expect(await loop.findings('payout_overdue')).toEqual([]);
+    expect((await loop.findings('payment_not_paid_out', 'resolved')).map((f) => f.subject_id)).toEqual([
+      ids.ach,
+    ]);
+    expect((await loop.findings('payout_overdue', 'resolved')).map((f) => f.subject_id)).toEqual([
+      ids.overdue,
+    ]);
+  });
+});
+
+describe('tally reprocess --all', () => {
+  const judgement = async () => {
+    const query = async (sql: string) => (await loop.t.pool.query(sql)).rows;
+    return {
+      payouts: await query(`select * from payouts order by id`),
+      lines: await query(`select * from payout_lines order by id`),
+      checks: await query(
+        `select line_id, payout_id, matched_type, matched_id, status, expected, actual
+           from payout_line_checks order by line_id`,
+      ),
+      reconciliations: await query(
+        `select payout_id, lines_checked, lines_mismatched from payout_reconciliations order by payout_id`,
+      ),
+      findings: await query(
+        `select code, severity, subject_type, subject_id, account_id, currency, expected, actual, at_stake, status
+           from findings order by code, subject_id, id`,
+      ),
+    };
+  };
+
+  it('rebuilds the same payouts, lines, line checks and findings from the raw log', async () => {
+    const before = await judgement();
+    expect(before.checks.length).toBeGreaterThan(20);
+    const started = now();
+    const result = await runScript(['src/cli.ts', 'reprocess', '--all'], {
+      DATABASE_URL: loop.t.databaseUrl,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    await loop.settleLoop();
+    expect(await judgement()).toEqual(before);
+    // Judged again from the rebuilt projections, not merely left as they were.
+    const stale = await loop.t.pool.query(
+      `select payout_id from payout_reconciliations where judged_at < $1`,
+      [started],
+    );
+    expect(stale.rows).toEqual([]);
+  });
+});
