@@ -1,7 +1,5 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendWebhook } from '../../src/dev/simulator/webhook.ts';
-import { SECRETS } from '../helpers/app.ts';
 import { auth, type Loop, startLoop } from './endToEndLoop.ts';
 
 // The chain a finance team closes the month on, end to end over HTTP with the real worker: fee configurations
@@ -170,11 +168,7 @@ describe('payout snapshots arriving late or out of order', () => {
     const { payout: inTransit } = await loop.payOut({ status: 'in_transit' }, false);
     await loop.movePayout(inTransit.id, 'paid');
     await loop.settleLoop();
-    const late = await sendWebhook(
-      { url: loop.target.webhook_url, secret: SECRETS[0] },
-      { eventName: 'payout.created', accountId: ACCOUNT, data: inTransit },
-    );
-    expect(late).toBe(200);
+    await loop.deliver('payout.created', inTransit);
     await loop.settleLoop();
     expect(await loop.payout(inTransit.id)).toMatchObject({ status: 'paid', judged: true, open_findings: 0 });
     // The API answering with the older state (a stale replica) stores it, and the projection keeps paid.
@@ -183,5 +177,44 @@ describe('payout snapshots arriving late or out of order', () => {
     const detail = await loop.payout(inTransit.id);
     expect(detail).toMatchObject({ status: 'paid', amount: 3840, lines_complete: true, findings: [] });
     expect(detail.reconciliation).toMatchObject({ lines_checked: 3, lines_mismatched: 0 });
+  });
+});
+
+describe('Tally objects arriving after the payout that pays them out', () => {
+  it('judges a refund line short while the refund is not delivered, and clean once it is', async () => {
+    const payment = await loop.pay(8000);
+    const refund = await loop.refund(payment, 2000, 58, { deliver: false });
+    await loop.settleLoop();
+    const { payout } = await loop.payOut({ status: 'paid' });
+    await loop.settleLoop();
+    const statuses = async () =>
+      Object.fromEntries(
+        (await loop.payout(payout.id)).lines.map((line: { txn_type: string; check: { status: string } }) => [
+          line.txn_type,
+          line.check.status,
+        ]),
+      );
+    expect(await statuses()).toMatchObject({
+      seller_payment_refund: 'mismatch',
+      processing_fee_return: 'mismatch',
+    });
+    // Tally knew no refund: the whole 2,000 ¢ debited and the 58 ¢ handed back are at stake.
+    const open = await loop.findings('payout_line_mismatch');
+    expect(open.map((finding) => Number(finding.at_stake)).sort((a, b) => a - b)).toEqual([58, 2000]);
+    await loop.deliver('payment.refunded', refund);
+    await loop.settleLoop();
+    expect(await statuses()).toMatchObject({ seller_payment_refund: 'ok', processing_fee_return: 'ok' });
+    expect(await loop.findings('payout_line_mismatch')).toEqual([]);
+  });
+
+  it('fetches once a payment whose webhooks never came, and judges its lines against it', async () => {
+    const payment = await loop.pay(5000, { drop_webhooks: true });
+    const { payout } = await loop.payOut({ status: 'paid' }, false);
+    await loop.runJob('payout-sync', { account_id: ACCOUNT });
+    const detail = await loop.payout(payout.id);
+    expect(detail).toMatchObject({ status: 'paid', judged: true, findings: [] });
+    expect(detail.reconciliation).toMatchObject({ lines_checked: 3, lines_mismatched: 0 });
+    const fetched = loop.simulator.requests.filter((path) => path === `GET /v1/payments/${payment.id}`);
+    expect(fetched).toHaveLength(1);
   });
 });

@@ -60,6 +60,9 @@ beforeAll(async () => {
     status: 'in_transit',
     deposits_at: new Date(now().getTime() - 2 * DAY).toISOString(),
   });
+  // 1,000 ¢ (58 + 5: 937) in transit, due tomorrow: overdue only once the clock has moved on.
+  await loop.pay(1000);
+  await payOut('dueTomorrow', { status: 'in_transit' });
   await loop.settleLoop();
   // 2,500 ¢ (99 + 13: 2,388) in a payout the provider states as 100 ¢ more than its lines: no webhook, the
   // sync of the account brings it.
@@ -165,9 +168,22 @@ describe('payout findings raised through the loop, as GET /api/findings shows th
 });
 
 describe('time passing', () => {
-  it('payment_not_paid_out: the ACH payment in no payout 5 days on, raised by payout-scan', async () => {
+  it('payment_not_paid_out and payout_overdue raised by payout-scan 5 days on: the ACH payment waiting, the payout still in transit', async () => {
     offsetMs = dueAt.getTime() - Date.now() + 3600_000;
     await loop.runJob('payout-scan');
+    const overdue = (name: string, atStake: number) => ({
+      code: 'payout_overdue',
+      severity: 'warning',
+      subject_type: 'payout',
+      subject_id: ids[name],
+      ...usd,
+      at_stake: atStake,
+    });
+    expect(await loop.findings('payout_overdue')).toEqual(
+      [overdue('overdue', 9615), overdue('dueTomorrow', 937)].sort((a, b) =>
+        String(a.subject_id).localeCompare(String(b.subject_id)),
+      ),
+    );
     expect(await loop.findings('payment_not_paid_out')).toEqual([
       {
         code: 'payment_not_paid_out',
@@ -180,12 +196,12 @@ describe('time passing', () => {
     ]);
   });
 
-  it('resolves it once an ACH payout pays it, and payout_overdue once the late payout lands', async () => {
+  it('resolves payment_not_paid_out once an ACH payout pays it, and payout_overdue once that payout lands', async () => {
     await loop.payOut({ payout_type: 'ach', status: 'paid' });
     await loop.movePayout(ids.overdue as string, 'paid');
     await loop.settleLoop();
     expect(await loop.findings('payment_not_paid_out')).toEqual([]);
-    expect(await loop.findings('payout_overdue')).toEqual([]);
+    expect((await loop.findings('payout_overdue')).map((f) => f.subject_id)).toEqual([ids.dueTomorrow]);
     expect((await loop.findings('payment_not_paid_out', 'resolved')).map((f) => f.subject_id)).toEqual([
       ids.ach,
     ]);

@@ -100,12 +100,13 @@ export async function startLoop(
     },
     /**
      * A succeeded refund of the payment returning part of its processing fee: the provider's state (what its
-     * payouts debit) and the `payment.refunded` webhook that tells Tally.
+     * payouts debit) and, unless held back, the `payment.refunded` webhook that tells Tally.
      */
     async refund(
       payment: { id: string; fees: { id: string; type: string; amount: number }[] },
       amount: number,
       returned: number,
+      options: { deliver?: boolean } = {},
     ) {
       const fee = payment.fees.find((candidate) => candidate.type === 'processing_fee');
       if (!fee) throw new Error('the payment has no processing fee');
@@ -138,12 +139,16 @@ export async function startLoop(
         refunds: [refund],
         updated_at: at,
       });
+      if (options.deliver !== false) await this.deliver('payment.refunded', refund);
+      return refund;
+    },
+    /** An event signed and sent to Tally as the provider sends it, whenever the test decides. */
+    async deliver(eventName: string, data: unknown) {
       const status = await sendWebhook(
         { url: webhookUrl, secret: SECRETS[0] },
-        { eventName: 'payment.refunded', accountId: account, data: refund },
+        { eventName, accountId: account, data },
       );
       expect(status).toBe(200);
-      return refund;
     },
     /** `POST /dev/payouts`: pays out the account's payments not paid out yet, its webhooks sent to Tally. */
     async payOut(script: Record<string, unknown> = {}, webhooks = true) {
