@@ -146,6 +146,34 @@ describe('bank statements from the simulator, imported through the API', () => {
     expect(await loop.findings('payout_not_in_bank')).toHaveLength(2);
   });
 
+  it('raises bank_match_ambiguous for two credits fitting one payout equally, neither naming it', async () => {
+    // The failed payout's 1,500 ¢ payment paid out again (1,500 − 71 − 8 = 1,421 ¢); the bank shows two such
+    // credits that day, neither naming the payout.
+    const { payout } = await loop.payOut({ status: 'paid' });
+    payouts.repaid = { id: payout.id, amount: payout.amount };
+    await loop.settleLoop();
+    expect((await loop.findings('payout_not_in_bank')).map((f) => f.subject_id)).toContain(payout.id);
+    const csv = [
+      'Value Date,Description,Reference,Amount,Currency',
+      `${TODAY},JUSTIFI DEPOSIT,DEP-1,14.21,USD`,
+      `${TODAY},JUSTIFI DEPOSIT,DEP-2,14.21,USD`,
+      '',
+    ].join('\n');
+    expect(await importStatement('csv', csv)).toMatchObject({ status: 201, lines: 2, matched: 0 });
+    expect(await loop.findings('bank_match_ambiguous')).toEqual([
+      {
+        code: 'bank_match_ambiguous',
+        severity: 'warning',
+        subject_type: 'payout',
+        subject_id: payout.id,
+        currency: 'usd',
+        at_stake: 1421,
+      },
+    ]);
+    expect((await loop.findings('payout_not_in_bank')).map((f) => f.subject_id)).not.toContain(payout.id);
+    expect(await loop.findings('bank_deposit_unmatched')).toHaveLength(1);
+  });
+
   it("sums the scenario up in GET /api/status and the daily report's payouts section", async () => {
     const status = (await request(loop.t.app).get('/api/status').set(auth)).body.data;
     expect(status).toMatchObject({ payments_awaiting_payout: 0, payouts_unmatched_in_bank: 2 });
@@ -154,7 +182,7 @@ describe('bank statements from the simulator, imported through the API', () => {
     const list = await request(loop.t.app).get('/api/reports?kind=daily').set(auth);
     const report = (await request(loop.t.app).get(`/api/reports/${list.body.data[0].id}.json`).set(auth))
       .body;
-    const paidOut = ['csv', 'camt053', 'bai2', 'dropped', 'altered'].reduce(
+    const paidOut = ['csv', 'camt053', 'bai2', 'dropped', 'altered', 'repaid'].reduce(
       (sum, name) => sum + (payouts[name]?.amount ?? 0),
       0,
     );
@@ -163,18 +191,18 @@ describe('bank statements from the simulator, imported through the API', () => {
         account_type: 'test',
         account_id: ACCOUNT,
         currency: 'usd',
-        created: 6,
-        paid: 5,
+        created: 7,
+        paid: 6,
         failed: 1,
         paid_out: paidOut,
         // Three lines each (the payment, its processing and platform fees), the failed payout's too.
-        lines_checked: 18,
+        lines_checked: 21,
         lines_mismatched: 0,
         awaiting_payout: 0,
         awaiting_payout_amount: 0,
         oldest_awaiting_at: null,
         bank_matched: 3,
-        bank_unmatched: 2,
+        bank_unmatched: 3,
       },
     ]);
   });
