@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/childProcess.ts';
 import { auth, DAY, type Loop, startLoop } from './endToEndLoop.ts';
 
 // The last link of the chain: the bank. Payouts the simulator paid (webhooks, lines synced, judged) are
@@ -174,6 +175,24 @@ describe('bank statements from the simulator, imported through the API', () => {
     expect(await loop.findings('bank_deposit_unmatched')).toHaveLength(1);
   });
 
+  it('matches a credit imported before its payout was synced once the sync brings the payout', async () => {
+    // 2,500 ¢ (99 + 13: 2,388 ¢) paid out with no webhook: the bank knows the payout before Tally does.
+    await loop.pay(2500);
+    const { payout } = await loop.payOut({ status: 'paid' }, false);
+    payouts.early = { id: payout.id, amount: payout.amount };
+    await loop.settleLoop();
+    const file = await statement('csv', { drop: others('early') });
+    expect(await importStatement('csv', file)).toMatchObject({ status: 201, lines: 1, matched: 0 });
+    const line = await loop.t.pool.query(`select id from bank_lines where reference = $1`, [payout.id]);
+    const lineId = String(line.rows[0].id);
+    expect(
+      (await loop.findings('bank_deposit_unmatched')).map((f) => [f.subject_id, f.at_stake]),
+    ).toContainEqual([lineId, 2388]);
+    await loop.runJob('payout-sync', { account_id: ACCOUNT });
+    expect((await loop.payout(payout.id)).bank_line).toMatchObject({ id: Number(lineId), amount: 2388 });
+    expect((await loop.findings('bank_deposit_unmatched')).map((f) => f.subject_id)).not.toContain(lineId);
+  });
+
   it("sums the scenario up in GET /api/status and the daily report's payouts section", async () => {
     const status = (await request(loop.t.app).get('/api/status').set(auth)).body.data;
     expect(status).toMatchObject({ payments_awaiting_payout: 0, payouts_unmatched_in_bank: 2 });
@@ -182,7 +201,7 @@ describe('bank statements from the simulator, imported through the API', () => {
     const list = await request(loop.t.app).get('/api/reports?kind=daily').set(auth);
     const report = (await request(loop.t.app).get(`/api/reports/${list.body.data[0].id}.json`).set(auth))
       .body;
-    const paidOut = ['csv', 'camt053', 'bai2', 'dropped', 'altered', 'repaid'].reduce(
+    const paidOut = ['csv', 'camt053', 'bai2', 'dropped', 'altered', 'repaid', 'early'].reduce(
       (sum, name) => sum + (payouts[name]?.amount ?? 0),
       0,
     );
@@ -191,19 +210,42 @@ describe('bank statements from the simulator, imported through the API', () => {
         account_type: 'test',
         account_id: ACCOUNT,
         currency: 'usd',
-        created: 7,
-        paid: 6,
+        created: 8,
+        paid: 7,
         failed: 1,
         paid_out: paidOut,
         // Three lines each (the payment, its processing and platform fees), the failed payout's too.
-        lines_checked: 21,
+        lines_checked: 24,
         lines_mismatched: 0,
         awaiting_payout: 0,
         awaiting_payout_amount: 0,
         oldest_awaiting_at: null,
-        bank_matched: 3,
+        bank_matched: 4,
         bank_unmatched: 3,
       },
     ]);
+  });
+});
+
+describe('tally reprocess --all', () => {
+  it('rebuilds the same payouts, bank matches and findings', async () => {
+    const state = async () => {
+      const query = async (sql: string) => (await loop.t.pool.query(sql)).rows;
+      return {
+        payouts: await query(`select * from payouts order by id`),
+        matches: await query(`select id, payout_id from bank_lines order by id`),
+        findings: await query(
+          `select code, severity, subject_type, subject_id, currency, expected, actual, at_stake, status
+             from findings order by code, subject_id, id`,
+        ),
+      };
+    };
+    const before = await state();
+    const result = await runScript(['src/cli.ts', 'reprocess', '--all'], {
+      DATABASE_URL: loop.t.databaseUrl,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    await loop.settleLoop();
+    expect(await state()).toEqual(before);
   });
 });
