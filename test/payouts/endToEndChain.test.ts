@@ -122,7 +122,7 @@ describe('payment fee → payout line, in each sign convention and fee layout', 
     },
   );
 
-  it('shows on each fee line the fee Tally judged against the configuration: the fee the payout deducted', async () => {
+  it('shows on each line the Tally object it pays out: the fee judged against the configuration, the refund, the fee returned', async () => {
     const { payoutId, big } = paid['positive/lines'] as { payoutId: string; big: Payment };
     const detail = await loop.payout(payoutId);
     const feeLine = detail.lines.find(
@@ -138,6 +138,36 @@ describe('payment fee → payout line, in each sign convention and fee layout', 
       currency: 'usd',
     });
     expect(Number(feeLine.matched.amount)).toBe(305);
+    // The refund and the fee it handed back, as Tally holds them, next to the lines that debit and return them.
+    const matchedOf = (txnType: string) => {
+      const line = detail.lines.find(
+        (l: { txn_type: string; source_payment_id: string }) =>
+          l.txn_type === txnType && l.source_payment_id === big.id,
+      );
+      return { ...line.matched, amount: Number(line.matched.amount), line: Number(line.amount) };
+    };
+    expect(matchedOf('seller_payment_refund')).toEqual({
+      type: 'refund',
+      id: `re_${big.id.slice(3)}`,
+      payment_id: big.id,
+      refund_id: `re_${big.id.slice(3)}`,
+      fee_type: null,
+      amount: 1000,
+      currency: 'usd',
+      status: 'succeeded',
+      line: -1000,
+    });
+    expect(matchedOf('processing_fee_return')).toEqual({
+      type: 'returned_fee',
+      id: `rtfee_${big.id.slice(3)}`,
+      payment_id: big.id,
+      refund_id: `re_${big.id.slice(3)}`,
+      fee_type: 'processing_fee',
+      amount: 29,
+      currency: 'usd',
+      status: 'succeeded',
+      line: 29,
+    });
   });
 
   it('lists the four payouts paid, complete, judged clean and not yet in the bank, and opens no finding', async () => {
