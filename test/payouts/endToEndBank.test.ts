@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/childProcess.ts';
-import { auth, DAY, type Loop, startLoop } from './endToEndLoop.ts';
+import { auth, bySubject, DAY, type Loop, startLoop, usdFinding } from './endToEndLoop.ts';
 
 // The last link of the chain: the bank. Payouts the simulator paid (webhooks, lines synced, judged) are
 // confirmed by the statements it serves in each format, imported through POST /api/bank-statements; a credit
@@ -96,32 +96,17 @@ describe('bank statements from the simulator, imported through the API', () => {
   });
 
   it('raises payout_not_in_bank for the dropped and the altered credit, bank_deposit_unmatched for the altered one', async () => {
-    const notInBank = (name: string) => ({
-      code: 'payout_not_in_bank',
-      severity: 'error',
-      subject_type: 'payout',
-      subject_id: payouts[name]?.id,
-      currency: 'usd',
-      at_stake: payouts[name]?.amount,
-    });
     expect(await loop.findings('payout_not_in_bank')).toEqual(
-      [notInBank('dropped'), notInBank('altered')].sort((a, b) =>
-        String(a.subject_id).localeCompare(String(b.subject_id)),
-      ),
+      bySubject([
+        usdFinding('payout_not_in_bank', 'error', ['payout', payouts.dropped?.id], 3840),
+        usdFinding('payout_not_in_bank', 'error', ['payout', payouts.altered?.id], 5775),
+      ]),
     );
-    expect([payouts.dropped?.amount, payouts.altered?.amount]).toEqual([3840, 5775]);
     const altered = await loop.t.pool.query(`select id from bank_lines where reference = $1`, [
       payouts.altered?.id,
     ]);
     expect(await loop.findings('bank_deposit_unmatched')).toEqual([
-      {
-        code: 'bank_deposit_unmatched',
-        severity: 'warning',
-        subject_type: 'bank_line',
-        subject_id: String(altered.rows[0].id),
-        currency: 'usd',
-        at_stake: 5776,
-      },
+      usdFinding('bank_deposit_unmatched', 'warning', ['bank_line', String(altered.rows[0].id)], 5776),
     ]);
     // The bai2 and csv credits, imported after the camt.053 statement, resolved what it had left missing.
     expect((await loop.findings('payout_not_in_bank', 'resolved')).map((f) => f.subject_id)).toEqual(
@@ -162,14 +147,7 @@ describe('bank statements from the simulator, imported through the API', () => {
     ].join('\n');
     expect(await importStatement('csv', csv)).toMatchObject({ status: 201, lines: 2, matched: 0 });
     expect(await loop.findings('bank_match_ambiguous')).toEqual([
-      {
-        code: 'bank_match_ambiguous',
-        severity: 'warning',
-        subject_type: 'payout',
-        subject_id: payout.id,
-        currency: 'usd',
-        at_stake: 1421,
-      },
+      usdFinding('bank_match_ambiguous', 'warning', ['payout', payout.id], 1421),
     ]);
     expect((await loop.findings('payout_not_in_bank')).map((f) => f.subject_id)).not.toContain(payout.id);
     expect(await loop.findings('bank_deposit_unmatched')).toHaveLength(1);

@@ -1,6 +1,7 @@
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/childProcess.ts';
-import { DAY, type Loop, startLoop } from './endToEndLoop.ts';
+import { auth, bySubject, DAY, type Loop, startLoop, usdFinding } from './endToEndLoop.ts';
 
 // Every payout finding raised through the whole loop (simulator → webhooks and payout-sync → the real worker)
 // and read through GET /api/findings as a user reads it; time moved on with the app's injected clock; and a
@@ -13,8 +14,6 @@ let offsetMs = 0;
 const now = () => new Date(Date.now() + offsetMs);
 const ids: Record<string, string> = {};
 let dueAt: Date;
-
-const usd = { currency: 'usd' };
 
 beforeAll(async () => {
   // Webhooks are signed with the real time: accepted once the clock has moved on a week.
@@ -75,18 +74,10 @@ afterAll(() => loop.close());
 
 describe('payout findings raised through the loop, as GET /api/findings shows them', () => {
   it('payout_line_mismatch: 7 ¢ more fee than Tally judged, as a fee line or on the payment line alike', async () => {
-    const mismatch = (line: string) => ({
-      code: 'payout_line_mismatch',
-      severity: 'error',
-      subject_type: 'balance_transaction',
-      subject_id: ids[line],
-      ...usd,
-      at_stake: 7,
-    });
+    const mismatch = (line: string) =>
+      usdFinding('payout_line_mismatch', 'error', ['balance_transaction', ids[line]], 7);
     expect(await loop.findings('payout_line_mismatch')).toEqual(
-      [mismatch('wrongFeeLine'), mismatch('wrongInlineLine')].sort((a, b) =>
-        String(a.subject_id).localeCompare(String(b.subject_id)),
-      ),
+      bySubject([mismatch('wrongFeeLine'), mismatch('wrongInlineLine')]),
     );
     const checkOf = async (payout: string, line: string) => {
       const found = (await loop.payout(ids[payout] as string)).lines.find(
@@ -106,27 +97,13 @@ describe('payout findings raised through the loop, as GET /api/findings shows th
 
   it('payment_paid_out_twice: the 2,000 ¢ payment credited by two payouts', async () => {
     expect(await loop.findings('payment_paid_out_twice')).toEqual([
-      {
-        code: 'payment_paid_out_twice',
-        severity: 'error',
-        subject_type: 'payment',
-        subject_id: ids.a2,
-        ...usd,
-        at_stake: 2000,
-      },
+      usdFinding('payment_paid_out_twice', 'error', ['payment', ids.a2], 2000),
     ]);
   });
 
   it('payout_payment_unknown: the 1,500 ¢ line naming a payment nobody knows, fetched once', async () => {
     expect(await loop.findings('payout_payment_unknown')).toEqual([
-      {
-        code: 'payout_payment_unknown',
-        severity: 'error',
-        subject_type: 'balance_transaction',
-        subject_id: ids.unknownLine,
-        ...usd,
-        at_stake: 1500,
-      },
+      usdFinding('payout_payment_unknown', 'error', ['balance_transaction', ids.unknownLine], 1500),
     ]);
     const fetched = loop.simulator.requests.filter((path) => path.startsWith('GET /v1/payments/py_unknown'));
     expect(fetched).toHaveLength(1);
@@ -134,7 +111,7 @@ describe('payout findings raised through the loop, as GET /api/findings shows th
 
   it('payout_failed, payout_canceled and payout_overdue, each with the payout amount at stake', async () => {
     const payout = (code: string, severity: string, subject: string, atStake: number) => [
-      { code, severity, subject_type: 'payout', subject_id: ids[subject], ...usd, at_stake: atStake },
+      usdFinding(code, severity, ['payout', ids[subject]], atStake),
     ];
     expect(await loop.findings('payout_failed')).toEqual(payout('payout_failed', 'error', 'failed', 3840));
     expect(await loop.findings('payout_canceled')).toEqual(
@@ -147,14 +124,7 @@ describe('payout findings raised through the loop, as GET /api/findings shows th
 
   it('payout_total_mismatch: the payout stating 100 ¢ more than its lines add up to', async () => {
     expect(await loop.findings('payout_total_mismatch')).toEqual([
-      {
-        code: 'payout_total_mismatch',
-        severity: 'error',
-        subject_type: 'payout',
-        subject_id: ids.misstated,
-        ...usd,
-        at_stake: 100,
-      },
+      usdFinding('payout_total_mismatch', 'error', ['payout', ids.misstated], 100),
     ]);
   });
 
@@ -171,28 +141,13 @@ describe('time passing', () => {
   it('payment_not_paid_out and payout_overdue raised by payout-scan 5 days on: the ACH payment waiting, the payout still in transit', async () => {
     offsetMs = dueAt.getTime() - Date.now() + 3600_000;
     await loop.runJob('payout-scan');
-    const overdue = (name: string, atStake: number) => ({
-      code: 'payout_overdue',
-      severity: 'warning',
-      subject_type: 'payout',
-      subject_id: ids[name],
-      ...usd,
-      at_stake: atStake,
-    });
+    const overdue = (name: string, atStake: number) =>
+      usdFinding('payout_overdue', 'warning', ['payout', ids[name]], atStake);
     expect(await loop.findings('payout_overdue')).toEqual(
-      [overdue('overdue', 9615), overdue('dueTomorrow', 937)].sort((a, b) =>
-        String(a.subject_id).localeCompare(String(b.subject_id)),
-      ),
+      bySubject([overdue('overdue', 9615), overdue('dueTomorrow', 937)]),
     );
     expect(await loop.findings('payment_not_paid_out')).toEqual([
-      {
-        code: 'payment_not_paid_out',
-        severity: 'warning',
-        subject_type: 'payment',
-        subject_id: ids.ach,
-        ...usd,
-        at_stake: 5000,
-      },
+      usdFinding('payment_not_paid_out', 'warning', ['payment', ids.ach], 5000),
     ]);
   });
 
@@ -207,6 +162,26 @@ describe('time passing', () => {
     ]);
     expect((await loop.findings('payout_overdue', 'resolved')).map((f) => f.subject_id)).toEqual([
       ids.overdue,
+    ]);
+  });
+});
+
+describe('everything else', () => {
+  it('opens no other finding: the payments, their fees and the ACH payout all agree', async () => {
+    const response = await request(loop.t.app)
+      .get('/api/findings')
+      .query({ account_id: ACCOUNT, status: 'open', limit: 100 })
+      .set(auth);
+    const codes = (response.body.data as { code: string }[]).map((finding) => finding.code).sort();
+    expect(codes).toEqual([
+      'payment_paid_out_twice',
+      'payout_canceled',
+      'payout_failed',
+      'payout_line_mismatch',
+      'payout_line_mismatch',
+      'payout_overdue',
+      'payout_payment_unknown',
+      'payout_total_mismatch',
     ]);
   });
 });

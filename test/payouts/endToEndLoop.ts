@@ -19,6 +19,22 @@ const QUEUES = ['fee-configuration-sync', 'payout-sync', 'reconcile-payments', '
 
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 
+/** A finding as `Loop.findings` reads it: in usd, its severity, its subject and the exact cents at stake. */
+export function usdFinding(code: string, severity: string, subject: [string, unknown], atStake: number) {
+  return {
+    code,
+    severity,
+    subject_type: subject[0],
+    subject_id: subject[1],
+    currency: 'usd',
+    at_stake: atStake,
+  };
+}
+
+/** Findings in the order `Loop.findings` returns them. */
+export const bySubject = <T extends { subject_id: unknown }>(findings: T[]) =>
+  [...findings].sort((a, b) => String(a.subject_id).localeCompare(String(b.subject_id)));
+
 /** Fee configurations a month old: Visa online 2.75 % + 30 ¢, online 2.9 % + 30 ¢, platform 0.5 %, ACH 1 %. */
 const CONFIGURATIONS = [
   ['processing_ecomm', 2.9, 30],
@@ -181,16 +197,16 @@ export async function startLoop(
         .query({ code, status, limit: 100 })
         .set(auth);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      return (response.body.data as Record<string, unknown>[])
-        .map((finding) => ({
+      return bySubject(
+        (response.body.data as Record<string, unknown>[]).map((finding) => ({
           code: finding.code,
           severity: finding.severity,
           subject_type: finding.subject_type,
           subject_id: finding.subject_id,
           currency: finding.currency,
           at_stake: finding.at_stake,
-        }))
-        .sort((a, b) => String(a.subject_id).localeCompare(String(b.subject_id)));
+        })),
+      );
     },
     async close() {
       await closeServer(server);
