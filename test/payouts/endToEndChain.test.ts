@@ -59,6 +59,13 @@ describe('fee configuration → payment fee', () => {
       { id: `re_${big.id.slice(3)}`, status: 'succeeded', returned_fees: [{ returned_amount: 29 }] },
     ]);
     expect(payment.findings).toEqual([]);
+    // Judged, on its newest state: no finding means the fees agreed with the configurations.
+    const state = await loop.t.pool.query(
+      `select reconciled_version = projected_version as current, reconciled_at is not null as reconciled
+         from payment_reconciliation_states where payment_id = $1`,
+      [big.id],
+    );
+    expect(state.rows).toEqual([{ current: true, reconciled: true }]);
   });
 });
 
