@@ -80,7 +80,7 @@ export type PayoutFacts = {
   /** The lines of the payouts with every line loaded. */
   lines: PayoutLineToCheck[];
   payments: Map<string, PaymentWithObjects>;
-  /** The payments the payouts credit, or credited at their previous judgement. */
+  /** The payments the payouts with every line loaded credit, or credited at their previous judgement. */
   paymentFacts: PaymentPayoutFacts[];
 };
 
@@ -90,18 +90,15 @@ export async function readPayoutFacts(pool: Pool, payoutIds: string[]): Promise<
     // One snapshot for every query: a projection committing between two would mix a payout with other lines.
     await client.query('set transaction isolation level repeatable read, read only');
     const payouts = await findPayouts(client, [...new Set(payoutIds)]);
-    const lines = await listPayoutLines(
-      client,
-      payouts.filter((payout) => payout.linesComplete).map((payout) => payout.id),
-    );
+    const complete = payouts.filter((payout) => payout.linesComplete).map((payout) => payout.id);
+    const lines = await listPayoutLines(client, complete);
     const payments = await loadPaymentsWithObjects(client, [
       ...new Set(lines.map((line) => line.paymentId).filter(present)),
     ]);
     const credited = lines.filter((line) => line.kind === 'payment').map((line) => line.paymentId);
-    const previously = await listCheckedPayments(
-      client,
-      payouts.map((payout) => payout.id),
-    );
+    // Rule 3 waits for a payout's lines like rules 1 and 2: while they load (or are rebuilt), the credits of
+    // its payments are not all known, and judging them would report payments in no payout.
+    const previously = await listCheckedPayments(client, complete);
     const paymentFacts = await loadPaymentPayoutFacts(client, [
       ...new Set([...credited.filter(present), ...previously]),
     ]);
