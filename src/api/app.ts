@@ -11,6 +11,7 @@ import { consoleRoutes } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { openApiRoutes } from './openapi/routes.ts';
 import { requireApiToken } from './routes/auth.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
@@ -41,6 +42,7 @@ export function createApp(
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
+    openApiRoutes(),
     requireApiToken(tokens),
     statusRoutes(deps),
     eventRoutes(deps),
