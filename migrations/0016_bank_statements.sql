@@ -9,6 +9,8 @@ create table bank_statements (
   -- within an imported statement's dates and that no credit matches is `payout_not_in_bank`.
   covers_from date not null,
   covers_to date not null,
+  -- The currencies those dates are covered for: the accounts' currencies the file states, and its lines'.
+  currencies text[] not null,
   lines integer not null,
   credits integer not null,
   duplicates integer not null,
@@ -33,4 +35,6 @@ create table bank_lines (
   unique (bank_account, value_date, amount, reference, rank)
 );
 create index bank_lines_value_date_idx on bank_lines (value_date);
-create index bank_lines_unmatched_idx on bank_lines (currency, amount) where payout_id is null and amount > 0;
+-- Matching is recomputed whole (rule 5): candidates are credits of a payout's currency and amount.
+create index bank_lines_credit_idx on bank_lines (currency, amount, value_date) where amount > 0;
+create index bank_statements_sha_idx on bank_statements (file_sha256);

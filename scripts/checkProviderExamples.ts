@@ -14,7 +14,7 @@ const USAGE = `usage: npm run check:provider-examples -- FILE [--url URL --secre
 Replays every payload of FILE (lines {source, kind, event_name, body}) through POST /webhooks, signed, and
 reports how each ended. Without --url it runs its own Tally on a throwaway embedded Postgres.`;
 
-// What POST /webhooks and GET /api/events/:id answer (README, HTTP endpoints), as far as this check reads it.
+// What POST /webhooks and GET /api/events/:id answer (docs/webhooks.md, docs/http-api.md), as far as this check reads it.
 type WebhookAnswer = { event_id?: unknown; duplicate?: unknown; error?: { code?: unknown } };
 type EventAnswer = { data: { status: string; error: string | null; conflicts?: { body_sha256: string }[] } };
 type Posted = { status: number; eventId: string | null; duplicate: boolean; problem: string };

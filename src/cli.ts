@@ -1,4 +1,5 @@
 import { backfillHistory, usage as backfillUsage } from './cli/backfill.ts';
+import { bankCommand, usage as bankUsage } from './cli/bank.ts';
 import { type CliContext, loadCliContext } from './cli/context.ts';
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
 import { purgeCommand, usage as purgeUsage } from './cli/purge.ts';
@@ -13,9 +14,10 @@ const commands: Record<string, (args: string[], context: CliContext) => Promise<
   reprocess: reprocessEvents,
   report: reportCommand,
   purge: purgeCommand,
+  bank: bankCommand,
 };
 
-const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n`;
+const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n  ${bankUsage}\n`;
 
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;

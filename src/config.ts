@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { FINDING_CODES } from './findings/codes.ts';
 import { issueLines } from './issues.ts';
 
-const integer = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const integer = (fallback: number) =>
+  z.coerce.number().int().positive().default(fallback).meta({ format: 'positive whole number' });
 
 const commaList = z
   .string()
@@ -13,11 +14,12 @@ const commaList = z
       .map((item) => item.trim())
       .filter((item) => item !== ''),
   )
-  .pipe(z.array(z.string()).min(1, 'needs at least one value'));
+  .pipe(z.array(z.string()).min(1, 'needs at least one value'))
+  .meta({ format: 'comma-separated list' });
 
-const hoursList = commaList.pipe(
-  z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)),
-);
+const hoursList = commaList
+  .pipe(z.array(z.coerce.number<string>().positive()).transform((hours) => hours.sort((a, b) => b - a)))
+  .meta({ format: 'comma-separated hours' });
 
 const namedToken = z.string().transform((entry, context) => {
   const match = /^([A-Za-z0-9_.@-]{1,64}):(admin|read):(.{16,})$/.exec(entry);
@@ -36,10 +38,8 @@ const cronExpression = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .refine(
-      (value) => cron.validate(value),
-      'is not a valid cron expression (minute hour day month weekday)',
-    );
+    .refine((value) => cron.validate(value), 'is not a valid cron expression (minute hour day month weekday)')
+    .meta({ format: 'cron expression (UTC)' });
 
 /** An optional count (days, minutes): a positive whole number, or unset. */
 const optionalCount = (unit: string) =>
@@ -53,80 +53,119 @@ const optionalCount = (unit: string) =>
         .regex(/^[1-9]\d*$/, `must be a positive whole number of ${unit}`)
         .transform(Number)
         .optional(),
-    );
+    )
+    .meta({ format: `positive whole number of ${unit}` });
 
 /** `cc:3,ach:5`: calendar days per payout type. */
-const daysPerPayoutType = commaList.transform((entries, context) => {
-  const days: Record<string, number> = {};
-  for (const entry of entries) {
-    const match = /^([a-z_]+):([1-9]\d*)$/.exec(entry);
-    if (!match) {
-      context.addIssue({ code: 'custom', message: `each entry must be type:days (e.g. cc:3), got ${entry}` });
-      return z.NEVER;
+const daysPerPayoutType = commaList
+  .transform((entries, context) => {
+    const days: Record<string, number> = {};
+    for (const entry of entries) {
+      const match = /^([a-z_]+):([1-9]\d*)$/.exec(entry);
+      if (!match) {
+        context.addIssue({
+          code: 'custom',
+          message: `each entry must be type:days (e.g. cc:3), got ${entry}`,
+        });
+        return z.NEVER;
+      }
+      days[match[1] as string] = Number(match[2]);
     }
-    days[match[1] as string] = Number(match[2]);
-  }
-  return days;
-});
+    return days;
+  })
+  .meta({ format: 'comma-separated type:days' });
 
 const optionalText = z
   .string()
   .optional()
-  .transform((value) => (value === '' ? undefined : value));
+  .transform((value) => (value === '' ? undefined : value))
+  .meta({ format: 'text' });
 
 export const configSchema = z.object({
-  /** Postgres connection string. Unset: `npm start` runs an embedded Postgres under `.data/`. */
-  DATABASE_URL: optionalText,
-  /** HTTP port of the web process. */
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /**
-   * Comma-separated webhook signing secrets; any one verifies (rotation). Required with DATABASE_URL, except
-   * by the CLI, which verifies no webhook. Unset without DATABASE_URL: `npm start` makes a local one.
-   */
-  WEBHOOK_SECRETS: commaList.optional(),
-  /** Accepted age of JUSTIFI-TIMESTAMP, both ways. 48 h: wider than the provider's 24 h retry window. */
-  WEBHOOK_TOLERANCE_SECONDS: integer(172_800),
-  /** Bearer token for /api/*. Unset: the API answers 404 (disabled), never open. */
-  API_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  /** Provider API base address for fee configuration sync. */
-  PROVIDER_BASE_URL: optionalText.pipe(z.url().optional()),
-  /** OAuth client id for the provider API. Unset: fee configuration sync is disabled. */
-  PROVIDER_CLIENT_ID: optionalText,
-  /** OAuth client secret for the provider API. */
-  PROVIDER_CLIENT_SECRET: optionalText,
-  /** Slack-compatible incoming webhook for ops alerts. Unset, with no signed destination either: logged and listed only. */
-  ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
-  /** Hours before a 7-day authorization expires at which to alert, comma separated. */
-  CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]),
-  /** Directory reports are also written to. Unset: reports live in the database only. */
-  REPORTS_DIR: optionalText,
-  /** When the clock runs the capture-expiry scan (cron, UTC). */
-  SCHEDULE_CAPTURE_EXPIRY_SCAN: cronExpression('*/5 * * * *'),
-  /** When the clock runs the fee configuration sync, which ends with the comparison report (cron, UTC). */
-  SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *'),
-  /** When the clock builds the daily report for the previous UTC day (cron, UTC). */
-  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *'),
-  /**
-   * Sub accounts to sync and sweep from the first start, before any of their events arrive, comma
-   * separated (accounts seen in events are always included).
-   */
-  PROVIDER_SUB_ACCOUNTS: commaList.optional(),
-  /** When the clock runs the missed-event sweep (cron, UTC). */
-  SCHEDULE_MISSED_EVENT_SWEEP: cronExpression('*/15 * * * *'),
-  /** Every payment created this recently is compared with the provider's API on every sweep. */
-  SWEEP_LOOKBACK_HOURS: integer(72),
-  /** A state the API shows that no delivery brought within this long is missed (`event_missed`). */
-  SWEEP_GRACE_MINUTES: integer(30),
-  /**
-   * Named, scoped API tokens, comma separated `name:role:token` (role `admin` or `read`; token at least 16
-   * characters). The name is the actor recorded on finding history. API_TOKEN stays: an admin named `admin`.
-   */
-  API_TOKENS: commaList.pipe(z.array(namedToken)).optional(),
-  /** Raw bodies of processed deliveries older than this many days are purged daily. Unset: kept forever. */
-  RAW_BODY_RETENTION_DAYS: optionalCount('days'),
-  /** When the clock runs the retention purge (cron, UTC). */
-  SCHEDULE_RETENTION_PURGE: cronExpression('30 3 * * *'),
-  /** Finding codes that raise an ops alert when a finding of theirs opens, comma separated. */
+  DATABASE_URL: optionalText.meta({
+    format: 'Postgres connection string',
+    description:
+      'Postgres connection string. Unset: `npm start` runs an embedded Postgres under `.data/`; the separate `web`, `worker`, `clock` and `release` processes need it.',
+  }),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(3000)
+    .meta({ format: 'port (0 to 65535)', description: 'HTTP port of the web process.' }),
+  WEBHOOK_SECRETS: commaList.optional().meta({
+    description:
+      'Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Required with `DATABASE_URL`, except by the CLI, which verifies no webhook. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.',
+  }),
+  WEBHOOK_TOLERANCE_SECONDS: integer(172_800).meta({
+    description:
+      "Largest accepted difference between `JUSTIFI-TIMESTAMP` and now, either way. 48 hours: wider than the provider's 24-hour retry window, so a legitimate retry is never refused.",
+  }),
+  API_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()).meta({
+    format: 'text, at least 16 characters',
+    description:
+      'Bearer token for `/api/*` and the console: an admin token named `admin`. With neither it nor `API_TOKENS` set, the API answers 404 `api_disabled`, never open (`npm start` makes a local one in `.data/api-token`).',
+  }),
+  PROVIDER_BASE_URL: optionalText.pipe(z.url().optional()).meta({
+    format: 'URL',
+    description:
+      "The provider API's base address, for fee configuration sync, the missed-event sweep and the payout sync. The three `PROVIDER_*` credentials are set together or not at all.",
+  }),
+  PROVIDER_CLIENT_ID: optionalText.meta({
+    description:
+      'OAuth client id for the provider API. Unset: fee configuration sync, the sweep and the payout sync are off (said once in the log), and fee checks that need configurations count as unverified.',
+  }),
+  PROVIDER_CLIENT_SECRET: optionalText.meta({ description: 'OAuth client secret for the provider API.' }),
+  ALERT_WEBHOOK_URL: optionalText.pipe(z.url().optional()).meta({
+    format: 'URL',
+    description:
+      'Slack-compatible incoming webhook for ops alerts. Unset, with no signed destination either: alerts are logged and listed only.',
+  }),
+  CAPTURE_ALERT_HOURS: hoursList.default([48, 24, 6]).meta({
+    description: 'Hours before a 7-day authorization expires at which to alert.',
+  }),
+  REPORTS_DIR: optionalText.meta({
+    format: 'directory',
+    description:
+      'Directory reports are also written to (JSON, CSV and HTML). Unset: reports live in the database only.',
+  }),
+  SCHEDULE_CAPTURE_EXPIRY_SCAN: cronExpression('*/5 * * * *').meta({
+    description: 'When the clock runs the capture-expiry scan.',
+  }),
+  SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *').meta({
+    description: 'When the clock runs the fee configuration sync, which ends with the comparison report.',
+  }),
+  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *').meta({
+    description: 'When the clock builds the daily report for the previous UTC day.',
+  }),
+  PROVIDER_SUB_ACCOUNTS: commaList.optional().meta({
+    description:
+      'Sub accounts to sync and sweep from the first start, before any of their events arrive (accounts seen in events are always included).',
+  }),
+  SCHEDULE_MISSED_EVENT_SWEEP: cronExpression('*/15 * * * *').meta({
+    description: 'When the clock runs the missed-event sweep.',
+  }),
+  SWEEP_LOOKBACK_HOURS: integer(72).meta({
+    description:
+      "Every payment created this many hours back is compared with the provider's API on every sweep.",
+  }),
+  SWEEP_GRACE_MINUTES: integer(30).meta({
+    description:
+      'A state the API shows that no delivery brought within this many minutes is missed (`event_missed`).',
+  }),
+  API_TOKENS: commaList.pipe(z.array(namedToken)).optional().meta({
+    format: 'comma-separated name:role:token',
+    description:
+      'Named, scoped API tokens (role `admin` or `read`; token at least 16 characters), e.g. `alice:admin:…,finance:read:…`. The name is the actor recorded on finding history; names are unique (`API_TOKEN` is named `admin`). A `read` token sees everything and changes nothing.',
+  }),
+  RAW_BODY_RETENTION_DAYS: optionalCount('days').meta({
+    description:
+      'Raw bodies of finished deliveries older than this many days are purged daily; ids, hashes, headers and projections stay. Unset: kept forever.',
+  }),
+  SCHEDULE_RETENTION_PURGE: cronExpression('30 3 * * *').meta({
+    description: 'When the clock runs the retention purge.',
+  }),
   ALERT_FINDING_CODES: commaList
     .pipe(
       z.array(
@@ -135,35 +174,64 @@ export const configSchema = z.object({
         }),
       ),
     )
-    .default(['capture_expiring', 'capture_expired']),
-  /** Alerts of each window of this many minutes go out as one digest per destination. Unset: one by one. */
-  ALERT_DIGEST_MINUTES: optionalCount('minutes'),
-  /** A second alert destination: plain JSON signed with HMAC-SHA256 under ALERT_WEBHOOK_SECRET. */
-  ALERT_SIGNED_WEBHOOK_URL: optionalText.pipe(z.url().optional()),
-  /** The signing secret of ALERT_SIGNED_WEBHOOK_URL. */
-  ALERT_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  /** Days before an open dispute's due date at which to alert, comma separated. */
+    .default(['capture_expiring', 'capture_expired'])
+    .meta({
+      format: 'comma-separated finding codes',
+      description:
+        'Finding codes that raise an ops alert when a finding of theirs opens (`dispute_lost` always does). An unknown code stops the process at boot, listing the valid ones.',
+    }),
+  ALERT_DIGEST_MINUTES: optionalCount('minutes').meta({
+    description:
+      'Alerts of each window of this many minutes (aligned to the UTC clock) go out as one digest per destination. Unset: one message per alert.',
+  }),
+  ALERT_SIGNED_WEBHOOK_URL: optionalText.pipe(z.url().optional()).meta({
+    format: 'URL',
+    description:
+      'A second alert destination: plain JSON signed with HMAC-SHA256 under `ALERT_WEBHOOK_SECRET`. Set both or neither.',
+  }),
+  ALERT_WEBHOOK_SECRET: optionalText
+    .pipe(z.string().min(16, 'must be at least 16 characters').optional())
+    .meta({
+      format: 'text, at least 16 characters',
+      description: 'The signing secret of `ALERT_SIGNED_WEBHOOK_URL`.',
+    }),
   DISPUTE_ALERT_DAYS: commaList
     .pipe(z.array(z.coerce.number<string>().int().positive()).transform((days) => days.sort((a, b) => b - a)))
-    .default([3, 1]),
-  /** When the clock raises finding, dispute-deadline and digest alerts (cron, UTC). */
-  SCHEDULE_ALERT_SCAN: cronExpression('* * * * *'),
-  /** When the clock runs the payout sync (cron, UTC). */
-  SCHEDULE_PAYOUT_SYNC: cronExpression('0 * * * *'),
-  /** The payout sync lists payouts created this many days back. */
-  PAYOUT_LOOKBACK_DAYS: integer(35),
-  /** Calendar days per payout type after which a succeeded payment in no payout is a finding. */
-  PAYOUT_EXPECTED_DAYS: daysPerPayoutType.default({ cc: 3, ach: 5 }),
-  /** A payout not `paid` this many hours after its `deposits_at` is overdue. */
-  PAYOUT_OVERDUE_HOURS: integer(24),
-  /** A bank credit matches a payout with a value date up to this many days after its `deposits_at`. */
-  BANK_MATCH_DAYS: integer(3),
-  /** Bank credits whose description contains this (case-insensitive) come from the provider. */
-  BANK_PROVIDER_PATTERN: z.string().min(1).default('JUSTIFI'),
-  /** More declines of one card than this within 24 hours is `card_declined_repeatedly`. */
-  DECLINE_ALERT_COUNT: integer(3),
-  /** pino level. */
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    .default([3, 1])
+    .meta({
+      format: 'comma-separated days',
+      description: "Days before an open dispute's `due_date` at which to alert.",
+    }),
+  SCHEDULE_ALERT_SCAN: cronExpression('* * * * *').meta({
+    description: 'When the clock raises finding, dispute-deadline and digest alerts.',
+  }),
+  SCHEDULE_PAYOUT_SYNC: cronExpression('0 * * * *').meta({
+    description: 'When the clock runs the payout sync.',
+  }),
+  PAYOUT_LOOKBACK_DAYS: integer(35).meta({
+    description: 'The payout sync lists payouts created this many days back.',
+  }),
+  PAYOUT_EXPECTED_DAYS: daysPerPayoutType.default({ cc: 3, ach: 5 }).meta({
+    description: 'Calendar days per payout type after which a succeeded payment in no payout is a finding.',
+  }),
+  PAYOUT_OVERDUE_HOURS: integer(24).meta({
+    description: 'A payout not `paid` this many hours after its `deposits_at` is overdue.',
+  }),
+  BANK_MATCH_DAYS: integer(3).meta({
+    description:
+      'A bank credit matches a payout with a value date up to this many days after its `deposits_at`.',
+  }),
+  BANK_PROVIDER_PATTERN: z.string().min(1).default('JUSTIFI').meta({
+    format: 'text',
+    description: 'Bank credits whose description contains this (case-insensitive) come from the provider.',
+  }),
+  DECLINE_ALERT_COUNT: integer(3).meta({
+    description: 'More declines of one card than this within 24 hours is `card_declined_repeatedly`.',
+  }),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .meta({ description: 'pino log level (the CLI logs at `warn` unless this is set).' }),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

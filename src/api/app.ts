@@ -13,6 +13,7 @@ import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { openApiRoutes } from './openapi/routes.ts';
 import { requireApiToken } from './routes/auth.ts';
+import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -54,6 +55,7 @@ export function createApp(
     declineRoutes(deps),
     reportRoutes(deps),
     jobRoutes(deps),
+    bankStatementRoutes(deps),
   );
   app.use(notFound);
   app.use(errorHandler(deps.log));

@@ -1,5 +1,5 @@
 // npm run simulator [-- --port 4010]: the provider simulator on a local port, seeded with a demo fee
-// schedule for sub account `acc_demo`, for a local end-to-end run (see README).
+// schedule for sub account `acc_demo`, for a local end-to-end run (see docs/reconciliation.md).
 import { parseArgs } from 'node:util';
 import { createSimulator } from './simulator/server.ts';
 
@@ -31,6 +31,7 @@ simulator.app.listen(port, () => {
       `    -d '{"webhook_url":"http://localhost:3000/webhooks","secret":"'$(cat .data/webhook-secret)'","account_id":"acc_demo","amount":1234}'\n` +
       `  controls: "drop_webhooks": true on /dev/payments, POST /dev/drop-webhooks, PUT /dev/payments/{id},\n` +
       `    PUT /dev/forwarding/requests/{id}, POST /dev/seed-payments (see README, "Provider simulator")\n` +
-      `  payouts: POST /dev/payouts, POST /dev/payouts/{id}/status (see docs/payouts-sync.md)\n`,
+      `  payouts: POST /dev/payouts, POST /dev/payouts/{id}/status (see docs/payouts-sync.md)\n` +
+      `  bank statement of the paid payouts: GET /dev/bank-statement?format=csv|camt053|bai2 (see docs/bank-statements.md)\n`,
   );
 });

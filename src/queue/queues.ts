@@ -41,7 +41,7 @@ function defineQueue<Schema extends PayloadSchema>(
  * How long a running job may go without its worker's heartbeat (pg-boss sends one every half of this while
  * the handler runs) before it is failed into its retry: a job of a worker that died is retried within this,
  * plus a supervise pass (10 s, src/queue/boss.ts), plus the queue's first retry delay: under a minute on
- * every queue (README, Reliability). `expireInSeconds` separately bounds a handler that is alive but stuck.
+ * every queue (docs/reliability.md). `expireInSeconds` separately bounds a handler that is alive but stuck.
  */
 const HEARTBEAT_SECONDS = 20;
 

@@ -128,9 +128,9 @@ export async function insertBankCredit(
 ): Promise<number> {
   const { rows } = await db.query<{ id: number }>(
     `with statement as (
-       insert into bank_statements (format, bank_account, file_sha256, covers_from, covers_to, lines, credits,
-                                    duplicates, imported_by, imported_at)
-       values ('csv', 'DE001', sha256(random()::text::bytea), $2, $2, 1, 1, 0, 'alice', now())
+       insert into bank_statements (format, bank_account, file_sha256, covers_from, covers_to, currencies, lines,
+                                    credits, duplicates, imported_by, imported_at)
+       values ('csv', 'DE001', sha256(random()::text::bytea), $2, $2, '{usd}', 1, 1, 0, 'alice', now())
        returning id)
      insert into bank_lines (statement_id, bank_account, value_date, amount, currency, description, reference, rank,
                              payout_id)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { installBankStatementRoute } from './bankStatementRoute.ts';
 import { installDevRoutes } from './devRoutes.ts';
 import { createFeeConfigurationStore, SimulatorError } from './feeConfigurationStore.ts';
 import { paginateList } from './paginate.ts';
@@ -128,6 +129,7 @@ export function createSimulator(options: SimulatorOptions) {
       seedPayments({ feeConfigurations: store, payments }, count, account, seedOptions),
   };
   installDevRoutes(app, controls);
+  installBankStatementRoute(app, payouts);
 
   const errors: ErrorRequestHandler = (err, _req, res, _next) => {
     if (err instanceof SimulatorError)

@@ -1,0 +1,216 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { currencyExponent } from './amounts.ts';
+import { calendarDay, StatementError, type StatementInput, type StatementItem } from './statement.ts';
+
+type BaiRecord = { code: string; line: number; fields: string[] };
+type Group = {
+  line: number;
+  asOf: string;
+  currency: string;
+  total: number;
+  accounts: number;
+  records: number;
+};
+type Account = { line: number; id: string; currency: string; total: number; records: number };
+
+/**
+ * A BAI2 file (the US banks' cash management format), read line by line as it streams in. It is strict:
+ * every group and account must be closed by its trailer with the control totals and record counts the file
+ * states, so a truncated or edited file is refused rather than half read. Detail (16) records with a type
+ * code from 100 to 399 are credits, 400 to 699 debits; other codes move no money and are skipped.
+ */
+export async function* parseBai2(input: StatementInput): AsyncGenerator<StatementItem> {
+  let header = false;
+  let trailer = false;
+  let group: Group | null = null;
+  let account: Account | null = null;
+  let fileRecords = 0;
+  let groups = 0;
+  let fileTotal = 0;
+  for await (const record of logicalRecords(input)) {
+    const { code, line, fields } = record;
+    if (trailer) throw new StatementError(line, 'a record after the file trailer (99)');
+    if (!header && code !== '01')
+      throw new StatementError(line, 'not a BAI2 file: it does not start with 01');
+    fileRecords += physicalCount(record);
+    if (group) group.records += physicalCount(record);
+    if (account) account.records += physicalCount(record);
+    if (code === '01') {
+      if (header) throw new StatementError(line, 'a second file header (01)');
+      header = true;
+    } else if (code === '02') {
+      if (group) throw new StatementError(line, 'a group header (02) inside an open group');
+      const asOf = yymmdd(fields[3] ?? '');
+      if (asOf === null) throw new StatementError(line, 'the group as-of date is not a date (YYMMDD)');
+      group = { line, asOf, currency: fields[6] || 'USD', total: 0, accounts: 0, records: 1 };
+      groups += 1;
+    } else if (code === '03') {
+      if (!group || account) throw new StatementError(line, 'an account identifier (03) outside a group');
+      const currency = (fields[1] || group.currency).toUpperCase();
+      if (currencyExponent(currency) === null)
+        throw new StatementError(line, 'the currency is not a known ISO 4217 code');
+      account = {
+        line,
+        id: fields[0] ?? '',
+        currency,
+        total: summaryTotal(fields.slice(2), line),
+        records: 1,
+      };
+      group.accounts += 1;
+      yield { kind: 'period', bankAccount: account.id, currency, from: group.asOf, to: group.asOf };
+    } else if (code === '16') {
+      if (!group || !account) throw new StatementError(line, 'a transaction detail (16) outside an account');
+      const detail = readDetail(record, group.asOf);
+      account.total += detail.amount;
+      if (detail.direction !== 0)
+        yield {
+          kind: 'line',
+          line,
+          bankAccount: account.id,
+          valueDate: detail.valueDate,
+          amount: detail.direction * detail.amount,
+          currency: account.currency,
+          description: detail.description,
+          reference: detail.reference,
+        };
+    } else if (code === '49') {
+      if (!group || !account) throw new StatementError(line, 'an account trailer (49) with no account');
+      checkControl(line, 'account', fields, account.total, account.records);
+      group.total += account.total;
+      account = null;
+    } else if (code === '98') {
+      if (!group || account)
+        throw new StatementError(line, 'a group trailer (98) with an account still open');
+      checkControl(line, 'group', [fields[0] ?? '', fields[2] ?? ''], group.total, group.records);
+      if (Number(fields[1]) !== group.accounts)
+        throw new StatementError(line, 'the group trailer counts a different number of accounts');
+      fileTotal += group.total;
+      group = null;
+    } else if (code === '99') {
+      if (group) throw new StatementError(line, 'the file trailer (99) with a group still open');
+      checkControl(line, 'file', [fields[0] ?? '', fields[2] ?? ''], fileTotal, fileRecords);
+      if (Number(fields[1]) !== groups)
+        throw new StatementError(line, 'the file trailer counts a different number of groups');
+      trailer = true;
+    } else {
+      throw new StatementError(line, 'not a BAI2 record code (01, 02, 03, 16, 88, 49, 98, 99)');
+    }
+  }
+  if (!trailer) throw new StatementError(null, 'the file ends before its trailer (99): is it truncated?');
+}
+
+// A record and its continuations (88) count as that many physical records in the trailers' counts.
+const physicalCount = (record: BaiRecord & { continuations?: number }) => 1 + (record.continuations ?? 0);
+
+/** Records with their 88 continuations joined, fields split on commas up to the `/` that ends them. */
+async function* logicalRecords(input: StatementInput): AsyncGenerator<BaiRecord & { continuations: number }> {
+  const lines = createInterface({ input: Readable.from(input), crlfDelay: Number.POSITIVE_INFINITY });
+  let pending: (BaiRecord & { continuations: number; raw: string }) | null = null;
+  let number = 0;
+  for await (const physical of lines) {
+    number += 1;
+    const raw = physical.replace(/\s+$/, '');
+    if (raw === '') continue;
+    const code = raw.slice(0, 2);
+    if (/^\d\d[^,]/.test(raw)) throw new StatementError(number, 'a record code must be followed by a comma');
+    if (code === '88') {
+      if (!pending) throw new StatementError(number, 'a continuation (88) with nothing to continue');
+      pending.raw = `${pending.raw.replace(/\/$/, '')},${raw.slice(3)}`;
+      pending.continuations += 1;
+      continue;
+    }
+    if (pending) yield finish(pending);
+    pending = { code, line: number, fields: [], continuations: 0, raw };
+  }
+  if (pending) yield finish(pending);
+}
+
+function finish(
+  record: BaiRecord & { continuations: number; raw: string },
+): BaiRecord & { continuations: number } {
+  const body = record.raw.slice(3);
+  // A detail's last field is free text that may hold commas and slashes, and banks differ on ending it with
+  // `/`: one final `/` is taken as the terminator. Every other record ends at its first `/`.
+  if (record.code === '16') return { ...record, fields: body.replace(/\/$/, '').split(',') };
+  const end = body.indexOf('/');
+  return { ...record, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
+}
+
+function yymmdd(text: string): string | null {
+  const match = /^(\d{2})(\d{2})(\d{2})$/.exec(text);
+  // BAI2 dates have two-digit years; its files are of this century.
+  return match ? calendarDay(2000 + Number(match[1]), Number(match[2]), Number(match[3])) : null;
+}
+
+function cents(text: string, line: number, what: string): number {
+  if (text === '') return 0;
+  if (!/^[+-]?\d+$/.test(text)) throw new StatementError(line, `the ${what} is not an amount in cents`);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new StatementError(line, `the ${what} is not an amount in cents`);
+  return value;
+}
+
+/** How many fields a funds type adds after it: V a value date and time, S three amounts, D a list. */
+function fundsTypeFields(fields: string[], at: number, line: number): number {
+  const type = (fields[at] ?? '').toUpperCase();
+  if (type === '' || type === '0' || type === '1' || type === '2' || type === 'Z') return 0;
+  if (type === 'V') return 2;
+  if (type === 'S') return 3;
+  if (type === 'D') return 1 + 2 * Number(fields[at + 1] ?? Number.NaN);
+  throw new StatementError(line, 'not a BAI2 funds type (0, 1, 2, V, S, D, Z)');
+}
+
+// An account identifier's summaries: (type code, amount, item count, funds type + its fields) repeated.
+function summaryTotal(fields: string[], line: number): number {
+  let total = 0;
+  for (let at = 0; at < fields.length && fields[at] !== ''; ) {
+    total += cents(fields[at + 1] ?? '', line, 'summary amount');
+    const extra = fundsTypeFields(fields, at + 3, line);
+    if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
+    at += 4 + extra;
+  }
+  return total;
+}
+
+function readDetail(record: BaiRecord, asOf: string) {
+  const { fields, line } = record;
+  const typeCode = Number(fields[0]);
+  if (!/^\d{3}$/.test(fields[0] ?? ''))
+    throw new StatementError(line, 'the detail type code is not 3 digits');
+  const amount = cents(fields[1] ?? '', line, 'amount');
+  if (amount < 0) throw new StatementError(line, 'a detail amount carries no sign: the type code gives it');
+  const extra = fundsTypeFields(fields, 2, line);
+  if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
+  let valueDate = asOf;
+  if ((fields[2] ?? '').toUpperCase() === 'V') {
+    const date = yymmdd(fields[3] ?? '');
+    if (date === null) throw new StatementError(line, 'the value date (funds type V) is not a date (YYMMDD)');
+    valueDate = date;
+  }
+  const rest = 3 + extra;
+  const bankReference = (fields[rest] ?? '').trim();
+  const customerReference = (fields[rest + 1] ?? '').trim();
+  const text = fields
+    .slice(rest + 2)
+    .join(',')
+    .trim();
+  const direction = typeCode >= 100 && typeCode <= 399 ? 1 : typeCode >= 400 && typeCode <= 699 ? -1 : 0;
+  return {
+    amount,
+    direction,
+    valueDate,
+    reference: bankReference || customerReference,
+    description: [bankReference ? customerReference : '', text].filter(Boolean).join(' '),
+  };
+}
+
+function checkControl(line: number, level: string, fields: string[], total: number, records: number) {
+  if (cents(fields[0] ?? '', line, `${level} control total`) !== total)
+    throw new StatementError(
+      line,
+      `the ${level} control total does not match its records (edited or truncated?)`,
+    );
+  if (fields[1] !== undefined && fields[1] !== '' && Number(fields[1]) !== records)
+    throw new StatementError(line, `the ${level} trailer counts a different number of records`);
+}
