@@ -61,7 +61,9 @@ function commonAnswers(operation: Operation): Record<number, Answer> {
       'A parameter is malformed: the message names it (`invalid_parameter`, `invalid_cursor`).',
     );
   if (operation.body && operation.path !== '/webhooks') {
-    answers[400] = error('A parameter or the body is malformed (`invalid_parameter`, `invalid_json`).');
+    answers[400] = error(
+      'A parameter is malformed, or the body is not valid or not completely received (`invalid_parameter`, `invalid_json`, `request_aborted`).',
+    );
     answers[413] = error('The body is too large.');
     answers[415] = error('Unsupported content encoding or charset.');
   }
@@ -75,7 +77,14 @@ function commonAnswers(operation: Operation): Record<number, Answer> {
 }
 
 function responses(operation: Operation) {
-  const all = { ...commonAnswers(operation), ...operation.answers };
+  const all = { ...commonAnswers(operation) };
+  for (const [status, answer] of Object.entries(operation.answers)) {
+    const common = all[Number(status)];
+    // The route's own answer and the common one share the status and the error body: both are said.
+    all[Number(status)] = common
+      ? { ...answer, description: `${answer.description} ${common.description}` }
+      : answer;
+  }
   return Object.fromEntries(
     Object.entries(all).map(([status, answer]) => [
       status,

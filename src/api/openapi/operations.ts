@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobs } from '../../../jobs/index.ts';
+import { importQuery } from '../routes/bankStatements.ts';
 import { declinesQuery } from '../routes/declines.ts';
 import { disputesQuery } from '../routes/disputes.ts';
 import { eventParams } from '../routes/events.ts';
@@ -13,7 +14,7 @@ import { reportsQuery } from '../routes/reports.ts';
 import * as schemas from './responses.ts';
 
 /** One answer: a status's description and, per media type, the body's schema (none: an empty body). */
-export type Answer = { description: string; content?: Record<string, z.ZodType | { type: 'string' }> };
+export type Answer = { description: string; content?: Record<string, z.ZodType | Record<string, unknown>> };
 
 /** One route as the document states it; `path` is OpenAPI's template, `{name}` for a path parameter. */
 export type Operation = {
@@ -28,7 +29,7 @@ export type Operation = {
   /** Path parameters: the route's own schema, or a pattern for ids that are parsed by hand. */
   params?: z.ZodObject;
   headers?: z.ZodObject;
-  body?: { required: boolean; content: Record<string, z.ZodType | { type: 'string'; format?: string }> };
+  body?: { required: boolean; content: Record<string, z.ZodType | Record<string, unknown>> };
   answers: Record<number, Answer>;
 };
 
@@ -46,6 +47,12 @@ const notFound = (what: string): Record<number, Answer> => ({
 const findingId = z.object({ id: z.string().regex(/^fnd_[1-9]\d*$/) });
 const reportIdParam = z.object({ id: z.string().regex(/^rpt_[1-9]\d*$/) });
 const scheduledJobs = jobs.filter((job) => job.scheduled);
+const statementImport = schemas.single(
+  'BankStatementImportEnvelope',
+  'bank_statement',
+  schemas.statementImportSchema,
+  'An import.',
+);
 const findingEnvelope = schemas.single(
   'FindingEnvelope',
   'finding',
@@ -316,7 +323,7 @@ export const operations: Operation[] = [
     params: z.object({ name: z.enum(scheduledJobs.map((job) => job.name) as [string, ...string[]]) }),
     body: {
       required: false,
-      content: json(z.union(scheduledJobs.map((job) => job.payloadSchema.meta({ title: job.name })))),
+      content: json(z.union(scheduledJobs.map(titledPayload))),
     },
     answers: {
       202: {
@@ -327,7 +334,56 @@ export const operations: Operation[] = [
       422: { description: 'The payload is not what the job takes.', content: json(schemas.errorSchema) },
     },
   },
+  {
+    method: 'post',
+    path: '/api/bank-statements',
+    tag: 'Payouts',
+    auth: 'admin',
+    summary: 'Import a bank statement',
+    description:
+      'The file exactly as the bank exported it, sent raw with any content type; `format` says how to read it. Importing the same file again answers the earlier import (200). Up to 256 MiB, uncompressed.',
+    query: importQuery,
+    body: {
+      required: true,
+      content: Object.fromEntries(
+        ['text/csv', 'application/xml', 'text/plain', 'application/octet-stream'].map((type) => [
+          type,
+          { type: 'string', contentMediaType: type },
+        ]),
+      ),
+    },
+    answers: {
+      201: {
+        description: 'Imported.',
+        content: json(statementImport),
+      },
+      ...ok('This file was imported before: the earlier import, nothing stored again.', statementImport),
+      422: {
+        description: 'The file cannot be read in that format (`statement_invalid`).',
+        content: json(schemas.errorSchema),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/bank-statements',
+    tag: 'Payouts',
+    auth: 'read',
+    summary: 'Imported bank statements, newest first',
+    query: pageQuery,
+    answers: ok(
+      'A page.',
+      schemas.page('BankStatementPage', schemas.statementSchema, 'A page of bank statements.'),
+    ),
+  },
 ];
+
+/** A job's payload schema, titled with the job's name in the document. */
+function titledPayload(job: (typeof scheduledJobs)[number]) {
+  const payload = job.payloadSchema.clone();
+  schemas.components.add(payload, { title: job.name, description: `The payload of \`${job.name}\`.` });
+  return payload;
+}
 
 function list(path: string, tag: string, summary: string, filters: z.ZodObject, id: string, item: z.ZodType) {
   return {

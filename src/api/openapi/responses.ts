@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STATEMENT_FORMATS } from '../../bank/statement.ts';
 import { FINDING_STATUSES } from '../routes/findings.ts';
 
 /**
@@ -7,7 +8,7 @@ import { FINDING_STATUSES } from '../routes/findings.ts';
  * Objects whose every field is listed are strict (a new field fails the suite until it is described);
  * objects read from stored provider data are open, with the fields a client relies on required.
  */
-export const components = z.registry<{ id: string; description?: string }>();
+export const components = z.registry<{ id?: string; title?: string; description?: string }>();
 
 const named = <Schema extends z.ZodType>(id: string, description: string, schema: Schema): Schema => {
   components.add(schema, { id, description });
@@ -361,4 +362,34 @@ export const reportBodySchema = named(
   'ReportBody',
   'A report body as stored, indented: the same JSON as `data.body` of the report.',
   z.record(z.string(), z.unknown()),
+);
+
+const statementCounts = {
+  id: z.int().positive(),
+  lines: count(),
+  credits: count(),
+  duplicates: count(),
+  matched: count(),
+};
+
+export const statementImportSchema = named(
+  'BankStatementImport',
+  'What the import found: lines read, credits among them, lines already imported from another file, and credits matched to a payout.',
+  z.strictObject(statementCounts),
+);
+
+export const statementSchema = named(
+  'BankStatement',
+  'An imported bank statement: the account and days it covers, its counts, who imported it and when.',
+  z.strictObject({
+    ...statementCounts,
+    format: z.enum(STATEMENT_FORMATS),
+    bank_account: optionalText(),
+    covers_from: z.iso.date().nullable(),
+    covers_to: z.iso.date().nullable(),
+    currencies: z.array(z.string()).nullable(),
+    file_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    imported_by: text(),
+    imported_at: timestamp(),
+  }),
 );

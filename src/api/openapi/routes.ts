@@ -16,8 +16,8 @@ const FILES = new Map([
 ]);
 
 /**
- * The viewer runs scripts, which the console's policy forbids: its own policy allows this origin's scripts
- * and styles (Swagger UI sets inline styles and data: images), fetches from this origin only, never framed.
+ * The viewer runs scripts, which the console's policy forbids: its own policy allows this origin's scripts and
+ * stylesheets (and the data: images of Swagger UI's stylesheet), fetches from this origin only, never framed.
  */
 const viewerHeaders = helmet({
   contentSecurityPolicy: {
@@ -25,7 +25,7 @@ const viewerHeaders = helmet({
     directives: {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
+      styleSrc: ["'self'"],
       imgSrc: ["'self'", 'data:'],
       connectSrc: ["'self'"],
       formAction: ["'none'"],
