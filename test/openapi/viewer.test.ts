@@ -43,11 +43,10 @@ describe('the API viewer in a real browser', () => {
         refused.push(`${response.status()} ${response.url()}`);
     });
     // The browser reports each thing the policy blocked as this event; the console listener above hears it.
-    await page.evaluateOnNewDocument(() => {
+    await page.evaluateOnNewDocument(`
       document.addEventListener('securitypolicyviolation', (event) =>
-        console.error(`Refused to load ${event.blockedURI} (${event.violatedDirective})`),
-      );
-    });
+        console.error('Refused to load ' + event.blockedURI + ' (' + event.violatedDirective + ')'));
+    `);
     await page.goto(`${base}/api/docs`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('.opblock', { timeout: 20_000 });
     const shown = await page.$$eval('.opblock', (blocks) => blocks.length);
