@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.ts';
 import { openApiDocument } from '../../src/api/openapi/document.ts';
 import { FINDING_ORDERS } from '../../src/findings/queries.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { contractProblem, describedRoute } from '../helpers/contract.ts';
 
 let t: TestApp;
@@ -113,6 +113,19 @@ describe('the contract check every API test runs', () => {
     };
     expect(contractProblem('GET', '/api/secret', refused)).toBeNull();
     expect(contractProblem('GET', '/console/anything', found)).toBeNull();
+  });
+});
+
+describe('answers the document describes from stored rows', () => {
+  it('lists alerts in every status, those folded into a digest included', async () => {
+    await t.pool.query(
+      `insert into alerts (dedupe_key, kind, subject_id, account_id, payload, status, created_at, finding_id, digest_id)
+       values ('contract:1', 'finding', 'py_contract_1', 'acc_1', '{"code": "ach_return"}', 'digested', now(), 7, 3),
+              ('contract:2', 'digest', 'digest', null, '{}', 'sent', now(), null, null)`,
+    );
+    const response = await request(t.app).get('/api/alerts').auth(API_TOKEN, { type: 'bearer' }).expect(200);
+    expect(response.body.data.map((alert: { status: string }) => alert.status)).toEqual(['sent', 'digested']);
+    expect(response.body.data[1]).toMatchObject({ finding_id: 7, digest_id: 3, subject_id: 'py_contract_1' });
   });
 });
 

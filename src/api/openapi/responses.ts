@@ -301,7 +301,7 @@ export const alertSchema = named(
     subject_id: optionalText(),
     account_id: optionalText(),
     payload: z.unknown(),
-    status: z.enum(['pending', 'sent', 'failed', 'logged']),
+    status: z.enum(['pending', 'sent', 'failed', 'logged', 'digested', 'dropped']),
     attempts: count(),
     last_error: optionalText(),
     created_at: timestamp(),
