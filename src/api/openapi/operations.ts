@@ -1,58 +1,17 @@
 import { z } from 'zod';
 import { jobs } from '../../../jobs/index.ts';
-import { importQuery } from '../routes/bankStatements.ts';
-import { declinesQuery } from '../routes/declines.ts';
-import { disputesQuery } from '../routes/disputes.ts';
 import { eventParams } from '../routes/events.ts';
 import { ACTION_OF_PATH, findingsQuery, noteBody } from '../routes/findings.ts';
-import { keyPageQuery } from '../routes/keyPagination.ts';
 import { achReturnsQuery, alertsQuery } from '../routes/opsSignals.ts';
-import { pageQuery } from '../routes/pagination.ts';
 import { paymentParams } from '../routes/payments.ts';
-import { payoutParams, payoutsQuery } from '../routes/payouts.ts';
-import { reportsQuery } from '../routes/reports.ts';
+import { moneyOperations } from './moneyOperations.ts';
+import { json, list, listQuery, notFound, type Operation, ok, text } from './operation.ts';
 import * as schemas from './responses.ts';
 
-/** One answer: a status's description and, per media type, the body's schema (none: an empty body). */
-export type Answer = { description: string; content?: Record<string, z.ZodType | Record<string, unknown>> };
-
-/** One route as the document states it; `path` is OpenAPI's template, `{name}` for a path parameter. */
-export type Operation = {
-  method: 'get' | 'post';
-  path: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  /** `read`: any API token; `admin`: an admin token; `none`: no token. */
-  auth: 'read' | 'admin' | 'none';
-  query?: z.ZodObject;
-  /** Path parameters: the route's own schema, or a pattern for ids that are parsed by hand. */
-  params?: z.ZodObject;
-  headers?: z.ZodObject;
-  body?: { required: boolean; content: Record<string, z.ZodType | Record<string, unknown>> };
-  answers: Record<number, Answer>;
-};
-
-const json = (schema: z.ZodType) => ({ 'application/json': schema });
-const text = { type: 'string' } as const;
-const ok = (description: string, schema: z.ZodType): Record<number, Answer> => ({
-  200: { description, content: json(schema) },
-});
-const listQuery = (filters: z.ZodObject, paging: z.ZodObject = pageQuery) =>
-  z.object({ ...filters.shape, ...paging.shape });
-const notFound = (what: string): Record<number, Answer> => ({
-  404: { description: `No ${what} with that id.`, content: json(schemas.errorSchema) },
-});
+export type { Answer, Operation } from './operation.ts';
 
 const findingId = z.object({ id: z.string().regex(/^fnd_[1-9]\d*$/) });
-const reportIdParam = z.object({ id: z.string().regex(/^rpt_[1-9]\d*$/) });
 const scheduledJobs = jobs.filter((job) => job.scheduled);
-const statementImport = schemas.single(
-  'BankStatementImportEnvelope',
-  'bank_statement',
-  schemas.statementImportSchema,
-  'An import.',
-);
 const findingEnvelope = schemas.single(
   'FindingEnvelope',
   'finding',
@@ -182,40 +141,6 @@ export const operations: Operation[] = [
   },
   {
     method: 'get',
-    path: '/api/payouts',
-    tag: 'Payouts',
-    auth: 'read',
-    summary: 'Payouts, newest deposit first',
-    description: '`deposits_after` is inclusive, `deposits_before` exclusive; a date is its start in UTC.',
-    query: listQuery(payoutsQuery, keyPageQuery),
-    answers: ok('A page of payouts.', schemas.page('PayoutPage', schemas.payoutSchema, 'A page of payouts.')),
-  },
-  {
-    method: 'get',
-    path: '/api/payouts/{id}',
-    tag: 'Payouts',
-    auth: 'read',
-    summary: 'A payout with every line and its check',
-    params: payoutParams,
-    answers: {
-      ...ok(
-        'The payout.',
-        schemas.single('PayoutEnvelope', 'payout', schemas.payoutDetailSchema, 'One payout.'),
-      ),
-      ...notFound('payout'),
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/payouts/{id}.csv',
-    tag: 'Payouts',
-    auth: 'read',
-    summary: "A payout's lines as CSV, one row per line",
-    params: payoutParams,
-    answers: { 200: { description: 'The CSV file.', content: { 'text/csv': text } }, ...notFound('payout') },
-  },
-  {
-    method: 'get',
     path: '/api/findings',
     tag: 'Findings',
     auth: 'read',
@@ -274,45 +199,6 @@ export const operations: Operation[] = [
     'AchReturnPage',
     schemas.achReturnSchema,
   ),
-  list(
-    '/api/disputes',
-    'Payments',
-    'Disputes, newest first',
-    disputesQuery,
-    'DisputePage',
-    schemas.disputeSchema,
-  ),
-  list(
-    '/api/declines',
-    'Payments',
-    'Declined payments, newest first',
-    declinesQuery,
-    'DeclinePage',
-    schemas.declineSchema,
-  ),
-  list(
-    '/api/reports',
-    'Reports',
-    'Stored reports, newest first',
-    reportsQuery,
-    'ReportPage',
-    schemas.reportListItemSchema,
-  ),
-  {
-    method: 'get',
-    path: '/api/reports/{id}',
-    tag: 'Reports',
-    auth: 'read',
-    summary: 'A stored report',
-    params: reportIdParam,
-    answers: {
-      ...ok('The report.', schemas.single('ReportEnvelope', 'report', schemas.reportSchema, 'One report.')),
-      ...notFound('report'),
-    },
-  },
-  reportFile('json', 'The report body as indented JSON', { 'application/json': schemas.reportBodySchema }),
-  reportFile('csv', 'The report as CSV', { 'text/csv': text }),
-  reportFile('html', 'The report as a printable page', { 'text/html': text }),
   {
     method: 'post',
     path: '/api/jobs/{name}',
@@ -334,48 +220,7 @@ export const operations: Operation[] = [
       422: { description: 'The payload is not what the job takes.', content: json(schemas.errorSchema) },
     },
   },
-  {
-    method: 'post',
-    path: '/api/bank-statements',
-    tag: 'Payouts',
-    auth: 'admin',
-    summary: 'Import a bank statement',
-    description:
-      'The file exactly as the bank exported it, sent raw with any content type; `format` says how to read it. Importing the same file again answers the earlier import (200). Up to 256 MiB, uncompressed.',
-    query: importQuery,
-    body: {
-      required: true,
-      content: Object.fromEntries(
-        ['text/csv', 'application/xml', 'text/plain', 'application/octet-stream'].map((type) => [
-          type,
-          { type: 'string', contentMediaType: type },
-        ]),
-      ),
-    },
-    answers: {
-      201: {
-        description: 'Imported.',
-        content: json(statementImport),
-      },
-      ...ok('This file was imported before: the earlier import, nothing stored again.', statementImport),
-      422: {
-        description: 'The file cannot be read in that format (`statement_invalid`).',
-        content: json(schemas.errorSchema),
-      },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/bank-statements',
-    tag: 'Payouts',
-    auth: 'read',
-    summary: 'Imported bank statements, newest first',
-    query: pageQuery,
-    answers: ok(
-      'A page.',
-      schemas.page('BankStatementPage', schemas.statementSchema, 'A page of bank statements.'),
-    ),
-  },
+  ...moneyOperations,
 ];
 
 /** A job's payload schema, titled with the job's name in the document. */
@@ -383,28 +228,4 @@ function titledPayload(job: (typeof scheduledJobs)[number]) {
   const payload = job.payloadSchema.clone();
   schemas.components.add(payload, { title: job.name, description: `The payload of \`${job.name}\`.` });
   return payload;
-}
-
-function list(path: string, tag: string, summary: string, filters: z.ZodObject, id: string, item: z.ZodType) {
-  return {
-    method: 'get',
-    path,
-    tag,
-    auth: 'read',
-    summary,
-    query: listQuery(filters),
-    answers: ok(`A page.`, schemas.page(id, item, summary)),
-  } satisfies Operation;
-}
-
-function reportFile(extension: string, summary: string, content: Answer['content']): Operation {
-  return {
-    method: 'get',
-    path: `/api/reports/{id}.${extension}`,
-    tag: 'Reports',
-    auth: 'read',
-    summary,
-    params: reportIdParam,
-    answers: { 200: { description: summary, content }, ...notFound('report') },
-  };
 }
