@@ -16,29 +16,39 @@ export type SeenResponse = {
   text?: string;
 };
 
-const document = openApiDocument();
 // Paths outside these are not the API's (the console, `/`): the document does not describe them.
 const SCOPE = /^\/(api|webhooks|healthz|readyz|metrics)(\/|$)/i;
 const DOCUMENT_ID = 'tally-openapi';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false });
-addFormats.default(ajv);
-ajv.addSchema(document as object, DOCUMENT_ID);
 const compiled = new Map<string, ValidateFunction>();
-
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const routes: Route[] = Object.entries(document.paths)
-  .map(([template, methods]) => {
-    const parts = template.split(/\{[^}]+\}/);
-    return {
-      template,
-      // Express matches case-insensitively and ignores one trailing slash; a parameter is one segment.
-      pattern: new RegExp(`^${parts.map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
-      literals: parts.join('').length,
-      methods: methods as Route['methods'],
-    };
-  })
-  .sort((a, b) => b.literals - a.literals);
+
+// Built on the first response checked, once per test file (vitest isolates files): one that calls no API pays nothing.
+let checker: { ajv: Ajv2020; routes: Route[] } | null = null;
+function loaded() {
+  if (checker) return checker;
+  const document = openApiDocument();
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  addFormats.default(ajv);
+  ajv.addSchema(document as object, DOCUMENT_ID);
+  checker = { ajv, routes: routesOf(document.paths) };
+  return checker;
+}
+
+function routesOf(paths: Record<string, unknown>): Route[] {
+  return Object.entries(paths)
+    .map(([template, methods]) => {
+      const parts = template.split(/\{[^}]+\}/);
+      return {
+        template,
+        // Express matches case-insensitively and ignores one trailing slash; a parameter is one segment.
+        pattern: new RegExp(`^${parts.map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
+        literals: parts.join('').length,
+        methods: methods as Route['methods'],
+      };
+    })
+    .sort((a, b) => b.literals - a.literals);
+}
 
 const pointer = (...tokens: string[]) =>
   `${DOCUMENT_ID}#/${tokens.map((token) => token.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
@@ -46,7 +56,7 @@ const pointer = (...tokens: string[]) =>
 function validatorFor(ref: string): ValidateFunction {
   let validate = compiled.get(ref);
   if (!validate) {
-    validate = ajv.compile({ $ref: ref });
+    validate = loaded().ajv.compile({ $ref: ref });
     compiled.set(ref, validate);
   }
   return validate;
@@ -54,7 +64,7 @@ function validatorFor(ref: string): ValidateFunction {
 
 /** The route of the document that describes `path` (the most specific one), or undefined. */
 export function describedRoute(path: string): Route | undefined {
-  return routes.find((route) => route.pattern.test(path));
+  return loaded().routes.find((route) => route.pattern.test(path));
 }
 
 /**

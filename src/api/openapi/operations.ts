@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobs } from '../../../jobs/index.ts';
+import { queues } from '../../queue/queues.ts';
 import { eventParams } from '../routes/events.ts';
 import { ACTION_OF_PATH, findingsQuery, noteBody } from '../routes/findings.ts';
 import { achReturnsQuery, alertsQuery } from '../routes/opsSignals.ts';
@@ -11,7 +11,10 @@ import * as schemas from './responses.ts';
 export type { Answer, Operation } from './operation.ts';
 
 const findingId = z.object({ id: z.string().regex(/^fnd_[1-9]\d*$/) });
-const scheduledJobs = jobs.filter((job) => job.scheduled);
+// The queues POST /api/jobs/:name starts: the registry's scheduled ones, each with the payload schema it parses.
+const scheduledJobs = Object.entries(queues)
+  .filter(([, queue]) => 'scheduled' in queue && queue.scheduled)
+  .map(([name, queue]) => ({ name, payloadSchema: queue.payloadSchema as z.ZodType }));
 const findingEnvelope = schemas.single(
   'FindingEnvelope',
   'finding',
