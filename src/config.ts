@@ -1,6 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
-import { FINDING_CODES } from './findings/codes.ts';
+import { FINDING_CODES } from './findings/findings.ts';
 import { issueLines } from './issues.ts';
 
 const integer = (fallback: number) =>

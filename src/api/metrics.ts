@@ -3,6 +3,7 @@ import type { Pool } from '../db/pool.ts';
 import { countAlertsByStatus } from '../ops/queries.ts';
 import type { Boss } from '../queue/boss.ts';
 import { summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
+import { countOpenFindingsByCode, findOldestWaitingDeliverySeconds, pingDatabase } from './metricsQueries.ts';
 import {
   countEventsByStatus,
   countJobsByQueue,
@@ -34,6 +35,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
   const readSweeps = sharedRead(() => summarizeSweeps(pool));
   const readLag = sharedRead(() => summarizeReconciliationLag(pool));
   const readJobs = sharedRead(() => countJobsByQueue(boss));
+  const readFindings = sharedRead(() => countOpenFindingsByCode(pool));
   return {
     registry,
     deliveries: new Counter({
@@ -140,6 +142,54 @@ export function createMetrics(pool: Pool, boss: Boss) {
       async collect() {
         const lag = await readLag();
         if (lag) this.set(lag.unreconciledPayments);
+      },
+    }),
+    databaseUp: new Gauge({
+      name: 'tally_database_up',
+      help: 'Whether the database answered this scrape (1) or not (0)',
+      registers: [registry],
+      async collect() {
+        this.set(
+          (await pingDatabase(pool).then(
+            () => true,
+            () => false,
+          ))
+            ? 1
+            : 0,
+        );
+      },
+    }),
+    oldestWaitingDelivery: new Gauge({
+      name: 'tally_oldest_received_seconds',
+      help: 'How long the oldest stored delivery has waited to be projected (0: none waits): the worker lag',
+      registers: [registry],
+      async collect() {
+        const seconds = await findOldestWaitingDeliverySeconds(pool).catch(() => null);
+        if (seconds !== null) this.set(seconds);
+      },
+    }),
+    openFindings: new Gauge({
+      name: 'tally_findings_open',
+      help: 'Findings to work (status open or acknowledged) by code and severity (see docs/findings.md)',
+      labelNames: ['code', 'severity', 'status'] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await readFindings();
+        if (!counts) return;
+        this.reset();
+        for (const { code, severity, status, open } of counts) this.inc({ code, severity, status }, open);
+      },
+    }),
+    findingsAtStake: new Gauge({
+      name: 'tally_findings_at_stake_cents',
+      help: 'Integer cents that findings to work (open or acknowledged) put at stake, by code and currency',
+      labelNames: ['code', 'currency'] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await readFindings();
+        if (!counts) return;
+        this.reset();
+        for (const { code, currency, at_stake } of counts) this.inc({ code, currency }, at_stake);
       },
     }),
     oldestUnreconciled: new Gauge({

@@ -1,49 +1,51 @@
 export type Severity = 'info' | 'warning' | 'error';
 
 /**
- * Exactly the codes of DESIGN.md's Finding table (a contract): a code is added there first. `event_missed`
- * is in the contract before anything produces it. The ingest stage writes `event_quarantined` and
- * `event_id_conflict` from SQL, outside this type's reach.
+ * Every finding code, exactly the codes of the finding table in docs/findings.md (a contract: a code is added
+ * there first). ALERT_FINDING_CODES is checked against this list at boot.
  */
-export type FindingCode =
-  | 'fee_total_mismatch'
-  | 'fee_amount_mismatch'
-  | 'fee_configuration_unknown'
-  | 'fee_configuration_not_effective'
-  | 'fee_configuration_not_applicable'
-  | 'platform_fee_missing'
-  | 'refund_exceeds_payment'
-  | 'returned_fee_unknown'
-  | 'returned_fee_original_mismatch'
-  | 'returned_fee_exceeds_remaining'
-  | 'returned_fee_remaining_mismatch'
-  | 'fee_remaining_mismatch'
-  | 'checkout_fee_mismatch'
-  | 'ach_return'
-  | 'capture_expiring'
-  | 'capture_expired'
-  | 'forwarding_outcome_conflict'
-  | 'fee_configuration_chain_broken'
-  | 'fee_configuration_history_rewritten'
-  | 'base_fee_configuration_missing'
-  | 'event_quarantined'
-  | 'event_id_conflict'
-  | 'event_missed'
-  | 'dispute_open'
-  | 'dispute_lost'
-  | 'payout_total_mismatch'
-  | 'payout_line_mismatch'
-  | 'payout_payment_unknown'
-  | 'payment_paid_out_twice'
-  | 'payment_not_paid_out'
-  | 'payout_failed'
-  | 'payout_canceled'
-  | 'payout_overdue'
-  | 'payout_not_in_bank'
-  | 'bank_deposit_unmatched'
-  | 'bank_match_ambiguous'
-  | 'card_retried_against_advice'
-  | 'card_declined_repeatedly';
+export const FINDING_CODES = [
+  'fee_total_mismatch',
+  'fee_amount_mismatch',
+  'fee_configuration_unknown',
+  'fee_configuration_not_effective',
+  'fee_configuration_not_applicable',
+  'platform_fee_missing',
+  'refund_exceeds_payment',
+  'returned_fee_unknown',
+  'returned_fee_original_mismatch',
+  'returned_fee_exceeds_remaining',
+  'returned_fee_remaining_mismatch',
+  'fee_remaining_mismatch',
+  'checkout_fee_mismatch',
+  'ach_return',
+  'capture_expiring',
+  'capture_expired',
+  'forwarding_outcome_conflict',
+  'fee_configuration_chain_broken',
+  'fee_configuration_history_rewritten',
+  'base_fee_configuration_missing',
+  'event_quarantined',
+  'event_id_conflict',
+  'event_missed',
+  'dispute_open',
+  'dispute_lost',
+  'payout_total_mismatch',
+  'payout_line_mismatch',
+  'payout_payment_unknown',
+  'payment_paid_out_twice',
+  'payment_not_paid_out',
+  'payout_failed',
+  'payout_canceled',
+  'payout_overdue',
+  'payout_not_in_bank',
+  'bank_deposit_unmatched',
+  'bank_match_ambiguous',
+  'card_retried_against_advice',
+  'card_declined_repeatedly',
+] as const;
+
+export type FindingCode = (typeof FINDING_CODES)[number];
 
 /** A finding as a reconciliation rule reports it, before the store gives it an id and a lifecycle. */
 export type FindingDraft = {

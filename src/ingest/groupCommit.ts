@@ -1,8 +1,15 @@
+import type { SpanContext } from '@opentelemetry/api';
 import type { Pool } from '../db/pool.ts';
+import { activeSpanContext, traceFlushes } from '../tracing/spans.ts';
 import type { NewEvent } from './queries.ts';
 import { type StoreOutcome, storeDeliveries } from './storeDeliveries.ts';
 
-type Waiting = { event: NewEvent; resolve: (outcome: StoreOutcome) => void; reject: (err: unknown) => void };
+type Waiting = {
+  event: NewEvent;
+  resolve: (outcome: StoreOutcome) => void;
+  reject: (err: unknown) => void;
+  spanContext?: SpanContext;
+};
 
 export type DeliveryWriter = { write: (event: NewEvent) => Promise<StoreOutcome> };
 
@@ -34,7 +41,7 @@ export function createDeliveryWriter(pool: Pool, options = { maxBatch: 64, maxFl
     });
   };
 
-  async function flush(batch: Waiting[]): Promise<void> {
+  const flush = traceFlushes(async (batch: Waiting[]): Promise<void> => {
     try {
       const outcomes = await storeDeliveries(
         pool,
@@ -55,12 +62,12 @@ export function createDeliveryWriter(pool: Pool, options = { maxBatch: 64, maxFl
         );
       }
     }
-  }
+  });
 
   return {
     write(event) {
       return new Promise<StoreOutcome>((resolve, reject) => {
-        waiting.push({ event, resolve, reject });
+        waiting.push({ event, resolve, reject, spanContext: activeSpanContext() });
         schedule();
       });
     },

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import { historyOfSuperseded } from '../findings/queries.ts';
 
 export type NewEvent = {
   eventId: string | null;
@@ -115,74 +114,48 @@ export async function insertEventConflicts(db: Queryable, events: NewEvent[]): P
   );
 }
 
-// Times in finding details read like JSON.stringify's: UTC, always three decimals (jsonb would trim zeros).
-const ISO = (column: string) => `to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export type EventConflict = {
+  event_id: string;
+  account_id: string | null;
+  body_sha256: Buffer;
+  received_at: Date;
+  /** Every conflicting body, oldest first. */
+  conflicting: { body_sha256: Buffer; received_at: Date }[];
+};
 
-/**
- * Opens (or refreshes) `event_id_conflict` for events whose id arrived again with a different body: the
- * stored body's hash and arrival time, and every conflicting one's. Run in the transaction that stored the
- * conflict, so nobody is told of a conflict that was rolled back. An accepted one whose newest conflicting
- * body changed is closed first, as reconciliation does: a new open finding follows.
- */
-export async function openEventConflictFindings(db: Queryable, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await db.query(
-    `with newest as (
-       select distinct on (event_id) event_id, to_jsonb(encode(body_sha256, 'hex')) as actual
-         from event_conflicts where event_id = any($1::text[]) order by event_id, id desc
-     ), superseded as (
-       update findings f set status = 'resolved', resolved_at = now()
-         from newest n
-        where f.status = 'accepted' and f.code = 'event_id_conflict' and f.subject_type = 'event'
-          and f.subject_id = n.event_id and f.actual is distinct from n.actual
-       returning f.id)
-     ${historyOfSuperseded('now()')}`,
+/** Events whose id arrived again with other bytes: the stored body's hash and time, and every conflicting one's. */
+export async function listEventConflicts(db: Queryable, eventIds: string[]): Promise<EventConflict[]> {
+  const { rows } = await db.query<Omit<EventConflict, 'conflicting'> & { hashes: Buffer[]; times: Date[] }>(
+    `select e.event_id, e.account_id, e.body_sha256, e.received_at,
+            array_agg(c.body_sha256 order by c.id) as hashes, array_agg(c.received_at order by c.id) as times
+       from events e join event_conflicts c on c.event_id = e.event_id
+      where e.event_id = any($1::text[])
+      group by e.id
+      order by e.event_id`,
     [[...new Set(eventIds)]],
   );
-  await db.query(
-    `with conflicting as (
-       select e.event_id, e.account_id, e.body_sha256, e.received_at,
-              jsonb_agg(jsonb_build_object('body_sha256', encode(c.body_sha256, 'hex'), 'received_at', ${ISO('c.received_at')})
-                        order by c.id) as bodies,
-              max(c.received_at) as last_received_at
-         from events e
-         join event_conflicts c on c.event_id = e.event_id
-        where e.event_id = any($1::text[])
-        group by e.id
-        order by e.event_id
-     )
-     insert into findings (code, severity, subject_type, subject_id, account_id, expected, actual, details, scope,
-                           first_seen_at, last_seen_at)
-     select 'event_id_conflict', 'warning', 'event', event_id, account_id,
-            to_jsonb(encode(body_sha256, 'hex')), bodies -> -1 -> 'body_sha256',
-            jsonb_build_object('stored', jsonb_build_object('body_sha256', encode(body_sha256, 'hex'),
-                                                            'received_at', ${ISO('received_at')}),
-                               'conflicting', bodies),
-            'ingest:' || event_id, last_received_at, last_received_at
-       from conflicting
-     on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
-       actual = excluded.actual, details = excluded.details, last_seen_at = excluded.last_seen_at`,
-    [[...new Set(eventIds)]],
-  );
+  return rows.map(({ hashes, times, ...event }) => ({
+    ...event,
+    conflicting: hashes.map((hash, index) => ({ body_sha256: hash, received_at: times[index] as Date })),
+  }));
 }
 
-/**
- * Opens `event_quarantined` for stored deliveries that failed envelope validation. The subject is the
- * stored delivery (its row id: a quarantined body may have no usable event id); details say why.
- */
-export async function openQuarantineFindings(db: Queryable, deliveryIds: number[]): Promise<void> {
-  if (deliveryIds.length === 0) return;
-  await db.query(
-    `insert into findings (code, severity, subject_type, subject_id, expected, actual, details, scope,
-                           first_seen_at, last_seen_at)
-     select 'event_quarantined', 'error', 'event', e.id::text, null, to_jsonb(e.quarantine_reason),
-            jsonb_build_object('delivery_id', e.id, 'reason', e.quarantine_reason,
-                               'body_sha256', encode(e.body_sha256, 'hex'), 'received_at', ${ISO('e.received_at')}),
-            'ingest:' || e.id, e.received_at, e.received_at
-       from events e
-      where e.id = any($1::bigint[]) and e.status = 'quarantined'
-      order by e.id
-     on conflict do nothing`,
+export type QuarantinedDelivery = {
+  id: number;
+  quarantine_reason: string | null;
+  body_sha256: Buffer;
+  received_at: Date;
+};
+
+/** Stored deliveries that failed envelope validation, among these. */
+export async function listQuarantinedDeliveries(
+  db: Queryable,
+  deliveryIds: number[],
+): Promise<QuarantinedDelivery[]> {
+  const { rows } = await db.query<QuarantinedDelivery>(
+    `select id::int as id, quarantine_reason, body_sha256, received_at from events
+      where id = any($1::bigint[]) and status = 'quarantined' order by id`,
     [deliveryIds],
   );
+  return rows;
 }

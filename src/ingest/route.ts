@@ -5,6 +5,7 @@ import type { Counter, Histogram } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
+import { keepTraceContext, traceVerification, traceWebhookRequests } from '../tracing/spans.ts';
 import { parseEnvelope } from './envelope.ts';
 import { createDeliveryWriter } from './groupCommit.ts';
 import type { NewEvent } from './queries.ts';
@@ -70,7 +71,8 @@ const refuse = (res: ServerResponse, status: number, code: string, message: stri
  */
 export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
   const writer = createDeliveryWriter(deps.pool);
-  return async (req, res) => {
+  const verify = traceVerification(verifySignature);
+  return traceWebhookRequests(async (req, res) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -79,7 +81,7 @@ export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
     const rawBody: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const receivedAt = deps.now();
 
-    const check = verifySignature({
+    const check = verify({
       secrets: deps.config.WEBHOOK_SECRETS ?? [],
       timestamp: headerOf(req, TIMESTAMP_HEADER),
       signature: headerOf(req, SIGNATURE_HEADER),
@@ -115,7 +117,7 @@ export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
     if (outcome === 'conflict')
       deps.log.warn({ eventId: event.eventId }, 'event id redelivered with a different body');
     answer(res, 200, { received: true, event_id: event.eventId, duplicate: outcome === 'duplicate' });
-  };
+  });
 }
 
 /** `POST /webhooks` in Express: the path tests drive with supertest, and every variant the listener passes on. */
@@ -153,6 +155,7 @@ function toNewEvent(
     const value = headerOf(req, name);
     if (value !== undefined) headers[name] = value;
   }
+  keepTraceContext(headers);
   const common = { headers, rawBody, receivedAt, bodySha256: createHash('sha256').update(rawBody).digest() };
   const parsed = parseEnvelope(body.value, body.text);
   if (!parsed.ok) {

@@ -1,11 +1,10 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
+import { openEventConflictFindings, openQuarantineFindings } from './ingestFindings.ts';
 import {
   findStoredBodyHashes,
   insertEventConflicts,
   insertEvents,
   type NewEvent,
-  openEventConflictFindings,
-  openQuarantineFindings,
   type StoredEvent,
 } from './queries.ts';
 

@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { findPayments } from './payoutFactsQueries.ts';
-import type { PaymentPayoutFacts } from './payoutRulesPayments.ts';
+import { findPayments, type PaymentRow } from './payoutFactsQueries.ts';
 
 /** A payout line crediting a payment, in a payout that did not fail and was not canceled. */
 export type PaymentCredit = {
@@ -24,6 +23,16 @@ const CREDITS_SQL = `
 export async function listPaymentCredits(db: Queryable, paymentIds: string[]): Promise<PaymentCredit[]> {
   return (await db.query<PaymentCredit>(CREDITS_SQL, [paymentIds])).rows;
 }
+
+/** What rule 3 reads of one payment: the payment (null when Tally does not have it) and its payout credits. */
+export type PaymentPayoutFacts = {
+  paymentId: string;
+  payment: PaymentRow | null;
+  /** Its credits in payouts that did not fail and were not canceled. */
+  credits: PaymentCredit[];
+  /** The payment's sub account, when the payout sync lists its payouts. */
+  account: SyncedAccount | null;
+};
 
 /** The payout history Tally holds for a synced sub account. */
 export type SyncedAccount = {

@@ -1,16 +1,6 @@
 import type { FindingDraft } from '../findings/findings.ts';
-import type { PaymentCredit, SyncedAccount } from './paymentPayoutQueries.ts';
+import type { PaymentPayoutFacts, SyncedAccount } from './paymentPayoutQueries.ts';
 import type { PaymentRow } from './payoutFactsQueries.ts';
-
-/** What rule 3 reads of one payment: the payment (null when Tally does not have it) and its payout credits. */
-export type PaymentPayoutFacts = {
-  paymentId: string;
-  payment: PaymentRow | null;
-  /** Its credits in payouts that did not fail and were not canceled. */
-  credits: PaymentCredit[];
-  /** The payment's sub account, when the payout sync lists its payouts. */
-  account: SyncedAccount | null;
-};
 
 const DAY_MS = 24 * 3600 * 1000;
 

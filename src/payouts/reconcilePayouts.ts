@@ -2,7 +2,11 @@ import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import type { FindingRun } from '../findings/queries.ts';
 import { recordFindingRuns } from '../findings/recordFindings.ts';
-import { listCheckedPayments, loadPaymentPayoutFacts } from './paymentPayoutQueries.ts';
+import {
+  listCheckedPayments,
+  loadPaymentPayoutFacts,
+  type PaymentPayoutFacts,
+} from './paymentPayoutQueries.ts';
 import {
   deletePayoutJudgements,
   type PayoutReconciliation,
@@ -19,7 +23,7 @@ import {
   type PayoutRow,
 } from './payoutFactsQueries.ts';
 import { checkPayoutLines, type LineCheck } from './payoutRulesLines.ts';
-import { checkPaymentPayouts, type PaymentPayoutFacts } from './payoutRulesPayments.ts';
+import { checkPaymentPayouts } from './payoutRulesPayments.ts';
 import { checkPayoutStatus } from './payoutRulesStatus.ts';
 import { checkPayoutTotals } from './payoutRulesTotals.ts';
 

@@ -4,6 +4,7 @@ import { createPool, type Pool } from '../db/pool.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { type Boss, createBoss } from '../queue/boss.ts';
 import { createQueues } from '../queue/job.ts';
+import { startTracing } from '../tracing/tracing.ts';
 
 export type Runtime = { config: Config; log: Logger; pool: Pool; boss: Boss; close: () => Promise<void> };
 
@@ -30,6 +31,7 @@ export function exitWithError(log: Logger, err: unknown, what: string): never {
 
 /** Opens the pool and pg-boss against a migrated database and makes sure every queue exists. */
 export async function openRuntime(config: Config, log: Logger, connectionString: string): Promise<Runtime> {
+  const stopTracing = startTracing(process.env, log);
   const pool = createPool(connectionString, log);
   const boss = createBoss(connectionString, log);
   await boss.start();
@@ -42,6 +44,7 @@ export async function openRuntime(config: Config, log: Logger, connectionString:
     close: async () => {
       await boss.stop({ graceful: true, timeout: 20_000 });
       await pool.end();
+      await stopTracing?.();
     },
   };
 }

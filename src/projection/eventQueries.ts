@@ -11,11 +11,15 @@ export type EventToProcess = {
   received_at: Date;
   source: 'webhook' | 'api';
   body: { data: Record<string, unknown> };
+  event_id: string | null;
+  /** The trace context of the request that stored it (docs/observability.md), when tracing was on. */
+  traceparent: string | null;
 };
 
 // A delivery's body is stored as raw bytes only, parsed here, in Node: a body Postgres's jsonb would refuse
 // (a number beyond its range) is processed like any other.
-const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, ${rawText('events')}`;
+const TO_PROCESS = `id, event_name, account_id, account_type, status, received_at, source, event_id,
+  headers->>'traceparent' as traceparent, ${rawText('events')}`;
 
 // Claimed deliveries are never quarantined or purged: each has a body.
 type ClaimedRow = Omit<EventToProcess, 'body'> & { raw_text: string | null };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import { balanceTransactionSchema, payoutSchema } from '../provider/payoutSchema.ts';
 import type { EventToProject } from './event.ts';
 import type { PayoutLineCountRow, PayoutLineRow, PayoutRow } from './payoutQueries.ts';
+import { balanceTransactionSchema, payoutSchema } from './payoutSnapshot.ts';
 
 type LineKind = PayoutLineRow['kind'];
 

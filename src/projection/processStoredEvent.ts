@@ -8,6 +8,7 @@ import { enqueuePayoutReconciliations } from '../payouts/enqueuePayoutReconcilia
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
+import { traceWorkerBatch } from '../tracing/spans.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
 import {
@@ -128,7 +129,8 @@ export async function processNextEvents(
 ): Promise<{ claimed: number; failures: Map<number, unknown> }> {
   return withTransaction(pool, async (client) => {
     const claimed = await claimEventsToProcess(client, limit);
-    return { claimed: claimed.length, failures: await projectLocked(client, boss, claimed) };
+    const failures = await traceWorkerBatch(claimed, () => projectLocked(client, boss, claimed));
+    return { claimed: claimed.length, failures };
   });
 }
 

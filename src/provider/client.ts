@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.ts';
+import { traceProviderCalls } from '../tracing/spans.ts';
 
 /** An error the provider answered with (or the last one, after retries), carrying its error code. */
 export class ProviderError extends Error {
@@ -90,13 +91,13 @@ export function createProviderClient(options: ProviderClientOptions) {
   }
 
   // One HTTP exchange with retries; `auth` null means no bearer (the token request itself).
-  async function send(
+  const send = traceProviderCalls(async function send(
     method: string,
     path: string,
     body: unknown,
     auth: 'bearer' | null,
     subAccount?: string,
-  ) {
+  ): Promise<unknown> {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -137,7 +138,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       options.log.warn({ path, attempt, delay, failure, code }, 'provider request failed; retrying');
       await sleep(delay);
     }
-  }
+  });
 
   /**
    * The pages of a list endpoint, newest first as the provider lists them, following `end_cursor` 100 at a

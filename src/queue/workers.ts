@@ -1,6 +1,7 @@
 import type { Job, JobResult } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { describeIssues } from '../issues.ts';
+import { traceJob } from '../tracing/spans.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 
 /**
@@ -38,20 +39,25 @@ async function runBatch(
   });
   const valid = items.filter((item) => item.error === null);
   if (job.handleBatch) {
-    const errors = await job.handleBatch(
-      valid.map((item) => item.payload),
-      { ...context, log },
+    const errors = await traceJob(
+      job.name,
+      valid.map((item) => item.id),
+      () =>
+        job.handleBatch(
+          valid.map((item) => item.payload),
+          { ...context, log },
+        ),
     );
     valid.forEach((item, index) => {
       item.error = errors[index] ?? null;
     });
   } else {
     for (const item of valid) {
-      await job
-        .handle(item.payload, { ...context, log: log.child({ jobId: item.id }) }, item.id)
-        .catch((err: unknown) => {
-          item.error = err;
-        });
+      await traceJob(job.name, [item.id], () =>
+        job.handle(item.payload, { ...context, log: log.child({ jobId: item.id }) }, item.id),
+      ).catch((err: unknown) => {
+        item.error = err;
+      });
     }
   }
   return Promise.all(

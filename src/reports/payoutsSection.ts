@@ -4,7 +4,7 @@ import {
   sumDailyPayouts,
   sumPaymentsAwaitingPayout,
 } from '../payouts/payoutReportQueries.ts';
-import type { Section } from './sections.ts';
+import type { Section } from './section.ts';
 
 export type PayoutReportRow = {
   account_type: string;

@@ -3,17 +3,9 @@ import { COUNT_COLUMNS, MONEY_COLUMNS } from './buildDailyReport.ts';
 import type { FeeConfigurationReport } from './buildFeeConfigurationReport.ts';
 import { declinesSection } from './declinesByNetwork.ts';
 import { payoutsSection } from './payoutsSection.ts';
+import type { Section } from './section.ts';
 
 export type Report = DailyReport | FeeConfigurationReport;
-
-/** A table of a report: named columns, and which hold cents (shown as money). */
-export type Section = {
-  name: string;
-  title: string;
-  columns: string[];
-  money: string[];
-  rows: Record<string, unknown>[];
-};
 
 const money = [...MONEY_COLUMNS];
 

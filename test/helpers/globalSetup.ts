@@ -7,6 +7,7 @@ import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
 import { TEST_LOG_DIR } from './logScan.ts';
+import { startPostgresFromBinaries } from './postgresBinaries.ts';
 
 export const TEMPLATE_DATABASE = 'tally_template';
 
@@ -23,9 +24,17 @@ export default async function setup(project: TestProject) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-test-'));
   // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.
   await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
-  const database = await startEmbeddedPostgres(dataDir, log);
+  // `npm run test:postgres` points this at each supported major's binaries in turn.
+  const binDir = process.env.TALLY_TEST_POSTGRES_BIN;
+  const database = binDir
+    ? await startPostgresFromBinaries(binDir, dataDir)
+    : await startEmbeddedPostgres(dataDir, log);
   const admin = new pg.Client({ connectionString: database.connectionString });
   await admin.connect();
+  if (binDir) {
+    const { rows } = await admin.query<{ server_version: string }>('show server_version');
+    console.info(`tests run on Postgres ${rows[0]?.server_version} from ${binDir}`);
+  }
   await admin.query(`create database ${TEMPLATE_DATABASE}`);
   await admin.end();
   await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentCredit } from '../../src/payouts/paymentPayoutQueries.ts';
-import { checkPaymentPayouts, type PaymentPayoutFacts } from '../../src/payouts/payoutRulesPayments.ts';
+import type { PaymentCredit, PaymentPayoutFacts } from '../../src/payouts/paymentPayoutQueries.ts';
+import { checkPaymentPayouts } from '../../src/payouts/payoutRulesPayments.ts';
 import { checkPayoutStatus } from '../../src/payouts/payoutRulesStatus.ts';
 import { paymentRow, payout, syncedAccount, t } from './builders.ts';
 

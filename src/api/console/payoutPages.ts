@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import { renderPayoutCsv } from '../../payouts/payoutCsv.ts';
 import { readPayoutDetail } from '../../payouts/payoutDetail.ts';
 import { listPayouts } from '../../payouts/payoutReadQueries.ts';
+import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { keyPageFromQuery, paginateByKey } from '../routes/keyPagination.ts';

@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import { renderPayoutCsv } from '../../payouts/payoutCsv.ts';
 import { readPayoutDetail } from '../../payouts/payoutDetail.ts';
 import { listPayouts, type PayoutFilter } from '../../payouts/payoutReadQueries.ts';
+import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { list, single } from './envelope.ts';

@@ -1,6 +1,6 @@
-import { decimal } from '../reports/money.ts';
-import { csvField } from '../reports/renderCsv.ts';
-import type { PayoutDetail } from './payoutDetail.ts';
+import type { PayoutDetail } from '../payouts/payoutDetail.ts';
+import { decimal } from './money.ts';
+import { csvField } from './renderCsv.ts';
 
 type Line = PayoutDetail['lines'][number];
 

