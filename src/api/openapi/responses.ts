@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { components, count, named, timestamp } from './registry.ts';
-import { findingWithHistorySchema } from './resources.ts';
+import { count, named, timestamp } from './registry.ts';
 
 export const errorSchema = named(
   'Error',
