@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
+    // Checks every API response against the OpenAPI document.
+    setupFiles: ['test/helpers/contractSetup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -11,6 +11,7 @@ import { consoleRoutes } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { openApiRoutes } from './openapi/routes.ts';
 import { requireApiToken } from './routes/auth.ts';
 import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
@@ -42,6 +43,7 @@ export function createApp(
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
+    openApiRoutes(),
     requireApiToken(tokens),
     statusRoutes(deps),
     eventRoutes(deps),

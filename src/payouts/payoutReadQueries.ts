@@ -199,7 +199,7 @@ export async function findBankLineOfPayout(db: Queryable, payoutId: string): Pro
 export async function listFindingsOfPayout(db: Queryable, payoutId: string, limit: number) {
   const { rows } = await db.query<Record<string, unknown> & { id: number }>(
     `select f.id, f.code, f.severity, f.status, f.subject_type, f.subject_id, f.account_id, f.currency,
-            f.expected, f.actual, f.details, f.first_seen_at, f.last_seen_at, f.resolved_at
+            f.expected, f.actual, f.at_stake, f.details, f.first_seen_at, f.last_seen_at, f.resolved_at
        from findings f, (select $1::text as id) p
       where ${FINDINGS_OF_PAYOUT}
       order by f.id desc

@@ -18,7 +18,7 @@ import { oneOf, parseQuery } from './params.ts';
 /** Bank statements are large files: this route alone reads up to this much, streamed, never held in memory. */
 export const MAX_STATEMENT_BYTES = 256 * 1024 * 1024;
 
-const importQuery = z.object({ format: oneOf(STATEMENT_FORMATS) });
+export const importQuery = z.object({ format: oneOf(STATEMENT_FORMATS) });
 
 // The request body as it arrives, refused once it passes the limit.
 async function* limited(req: IncomingMessage): AsyncGenerator<Buffer> {

@@ -7,7 +7,7 @@ import { pageFromQuery, paginate } from './pagination.ts';
 import { parseQuery, text } from './params.ts';
 
 // Statuses stay free text: the provider's are kept verbatim, including ones the seed does not name.
-const disputesQuery = z.object({ status: text().optional(), account_id: text().optional() });
+export const disputesQuery = z.object({ status: text().optional(), account_id: text().optional() });
 
 /** GET /api/disputes?status=&account_id=, newest first, in the provider's list envelope. */
 export function disputeRoutes(deps: AppDeps): Router {

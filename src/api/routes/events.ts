@@ -7,7 +7,7 @@ import { HttpError } from '../errors.ts';
 import { single } from './envelope.ts';
 import { parseParams, pathId, undecodablePathParam } from './params.ts';
 
-const eventParams = z.object({ id: pathId() });
+export const eventParams = z.object({ id: pathId() });
 
 export function eventRoutes(deps: AppDeps): Router {
   const router = express.Router();

@@ -13,7 +13,7 @@ import { freeText, oneOf, parseQuery, parseRowId, text } from './params.ts';
 
 export const FINDING_STATUSES = ['open', 'acknowledged', 'accepted', 'resolved'] as const;
 
-const findingsQuery = z.object({
+export const findingsQuery = z.object({
   code: text().optional(),
   status: oneOf(FINDING_STATUSES).optional(),
   subject_id: text().optional(),
@@ -23,12 +23,12 @@ const findingsQuery = z.object({
 });
 
 // A note is free text: newlines and tabs are fine, other control characters and broken text are not.
-const noteBody = z.object({
+export const noteBody = z.object({
   note: freeText({ maxLength: 2000 }).optional(),
 });
 
 // The contract's path words: notes are added to `/notes`.
-const ACTION_OF_PATH = new Map<string, WorkflowAction>([
+export const ACTION_OF_PATH = new Map<string, WorkflowAction>([
   ['acknowledge', 'acknowledge'],
   ['accept', 'accept'],
   ['reopen', 'reopen'],

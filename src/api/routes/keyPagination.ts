@@ -30,7 +30,7 @@ const keyCursor = () =>
     return key;
   });
 
-const pageQuery = z.object({
+export const keyPageQuery = z.object({
   limit: z.string().optional().transform(parseLimit),
   after_cursor: keyCursor().optional(),
   before_cursor: keyCursor().optional(),
@@ -38,7 +38,7 @@ const pageQuery = z.object({
 
 /** A keyed list's page from its query: `limit`, `after_cursor`, `before_cursor`, as the numbered lists. */
 export function keyPageFromQuery(query: unknown) {
-  const page = parseQuery(pageQuery, query);
+  const page = parseQuery(keyPageQuery, query);
   return { limit: page.limit, afterId: page.after_cursor ?? null, beforeId: page.before_cursor ?? null };
 }
 

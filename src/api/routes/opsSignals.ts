@@ -7,13 +7,13 @@ import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
 import { booleanWord, oneOf, parseQuery, text } from './params.ts';
 
-const alertsQuery = z.object({
+export const alertsQuery = z.object({
   status: oneOf(['pending', 'sent', 'failed', 'logged']).optional(),
   kind: text().optional(),
 });
 
 // Codes and categories stay free text: unknown return codes are kept verbatim (category `unknown`).
-const achReturnsQuery = z.object({
+export const achReturnsQuery = z.object({
   code: text().optional(),
   category: text().optional(),
   late: booleanWord().optional(),

@@ -14,7 +14,7 @@ export function cursor() {
   });
 }
 
-const pageQuery = z.object({
+export const pageQuery = z.object({
   limit: z.string().optional().transform(parseLimit),
   after_cursor: cursor().optional(),
   before_cursor: cursor().optional(),

@@ -8,7 +8,7 @@ import { single } from './envelope.ts';
 import { presentFinding } from './findings.ts';
 import { parseParams, pathId, undecodablePathParam } from './params.ts';
 
-const paymentParams = z.object({ id: pathId() });
+export const paymentParams = z.object({ id: pathId() });
 
 // Open and resolved findings about the payment or anything of it, newest first.
 const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };

@@ -44,7 +44,7 @@ export function payoutFilterOf(query: unknown): {
   };
 }
 
-const payoutParams = z.object({ id: pathId() });
+export const payoutParams = z.object({ id: pathId() });
 
 /** The payout a path names (`po_…`, or `po_….csv` for its lines as CSV); an id is never empty. */
 export function payoutPathOf(params: unknown): { id: string | null; csv: boolean } {

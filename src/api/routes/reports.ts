@@ -11,7 +11,7 @@ import { list, single } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
 import { calendarDate, oneOf, parseQuery, parseRowId, undecodablePathParam } from './params.ts';
 
-const reportsQuery = z.object({
+export const reportsQuery = z.object({
   kind: oneOf(['daily', 'fee-configurations']).optional(),
   period: calendarDate().optional(),
 });

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/**
+ * What the API answers, as zod schemas turned into the OpenAPI document's components (`z.toJSONSchema`).
+ * Nothing parses responses with them: they describe, and the test suite checks every response against them.
+ * Objects whose every field is listed are strict (a new field fails the suite until it is described);
+ * objects read from stored provider data are open, with the fields a client relies on required.
+ */
+export const components = z.registry<{ id?: string; title?: string; description?: string }>();
+
+export const named = <Schema extends z.ZodType>(id: string, description: string, schema: Schema): Schema => {
+  components.add(schema, { id, description });
+  return schema;
+};
+
+export const timestamp = () => z.iso.datetime({ offset: true });
+/** Integer cents; null when not measured. */
+export const cents = () => z.int();
+export const count = () => z.int().nonnegative();
