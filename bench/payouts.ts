@@ -145,6 +145,11 @@ try {
           lines: await count(pool, `select count(*)::int as n from payout_lines`),
           failed_events: await count(pool, `select count(*)::int as n from events where status = 'failed'`),
         },
+        // What the projection queued for the reconcile-payouts workers (the bench judges each payout once).
+        reconcile_payouts_jobs_queued: await count(
+          pool,
+          `select count(*)::int as n from pgboss.job where name = 'reconcile-payouts'`,
+        ),
         judgement: judged,
         open_findings: await count(pool, `select count(*)::int as n from findings where status = 'open'`),
         setup_payments_seconds: seconds(setupSeconds),
