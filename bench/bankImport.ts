@@ -1,4 +1,4 @@
-// node bench/bankImport.ts [MEGABYTES]: a generated CSV bank statement of 50 MB (default) sent twice to
+// npm run bench:bank-import [-- MEGABYTES]: a generated CSV bank statement of 50 MB (default) sent twice to
 // POST /api/bank-statements of the real app (the web role's server, its timeouts included) on an embedded
 // Postgres, streamed from disk. Prints each import's time and answer, and this process's peak RSS (server
 // and client both) next to its RSS before: the file is streamed, so the peak stays far below the file's size.
@@ -101,7 +101,7 @@ try {
     const before = process.memoryUsage().rss;
     const [answer] = await timed(run, () => post(port, file));
     rss.stop();
-    process.stderr.write(
+    process.stdout.write(
       `${run}: ${answer.status} ${answer.body}; RSS before ${mb(before)}, peak ${mb(rss.peak())}\n`,
     );
   }

@@ -35,6 +35,28 @@ describe('benchmarks, run small', () => {
       env: { BENCH_CHUNK_SECONDS: '1' },
       shows: [/^purged the bodies of 2000 deliveries/m, /during purge: +\d+ requests, 0 non-2xx/],
     },
+    {
+      name: 'bench:payouts',
+      args: ['bench/payouts.ts', '5'],
+      env: { BENCH_PAYOUT_LINES: '200' },
+      shows: [
+        /"lines": 1000,\n\s+"payments": 500,/,
+        /"synced": 5,\n\s+"lines": 1000,\n\s+"paymentsFetched": 0,\n\s+"paymentsNotFound": 0/,
+        /"projected": \{\n\s+"payouts": 5,\n\s+"lines": 1000,\n\s+"failed_events": 0/,
+        /"judged": 5,\n\s+"unjudged": 0,\n\s+"overtaken": 0/,
+        /"open_findings": 0,/,
+        /"ratio_all_to_paging": [\d.]+,/,
+      ],
+    },
+    {
+      name: 'bench:bank-import',
+      args: ['bench/bankImport.ts', '1'],
+      env: {},
+      shows: [
+        /^first import: 201 .*"duplicates":0,"matched":0\}/m,
+        /^re-import: 200 .*"lines":(\d+),"credits":\d+,"duplicates":\1,/m,
+      ],
+    },
   ])('$name runs to the end against the current schema and exits cleanly', async ({ args, env, shows }) => {
     const { code, stdout, stderr } = await runScript(args, env);
     expect({ code, stderr: stderr.match(/.*error.*/gi) }).toEqual({ code: 0, stderr: null });
