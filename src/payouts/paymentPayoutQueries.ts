@@ -11,13 +11,18 @@ export type PaymentCredit = {
   amount: number;
 };
 
-const CREDITS_SQL = `
+// Two halves, one per index (source_payment_id, then source_id for a line that names no payment id): an `or`
+// of the two would scan every line of every payout.
+const CREDIT_COLUMNS = `
   select coalesce(l.source_payment_id, l.source_id) as "paymentId", l.id as "lineId", l.payout_id as "payoutId",
          p.account_id as "accountId", p.currency, l.amount
     from payout_lines l join payouts p on p.id = l.payout_id
-   where l.kind = 'payment' and l.amount > 0 and p.status not in ('failed', 'canceled')
-     and (l.source_payment_id = any($1::text[]) or (l.source_payment_id is null and l.source_id = any($1::text[])))
-   order by l.payout_id, l.id`;
+   where l.kind = 'payment' and l.amount > 0 and p.status not in ('failed', 'canceled')`;
+const CREDITS_SQL = `
+  ${CREDIT_COLUMNS} and l.source_payment_id = any($1::text[])
+  union all
+  ${CREDIT_COLUMNS} and l.source_payment_id is null and l.source_id = any($1::text[])
+  order by "payoutId", "lineId"`;
 
 /** Every credit of these payments in a payout that did not fail and was not canceled. */
 export async function listPaymentCredits(db: Queryable, paymentIds: string[]): Promise<PaymentCredit[]> {
