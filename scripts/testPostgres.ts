@@ -23,17 +23,17 @@ const RELEASES: Record<string, string> = {
 // Ingest, projection, reconciliation (payments, fees, payouts), the missed-event sweep, the finding workflow,
 // retention, and the migrations themselves.
 const CORE_SUITE = [
-  'test/migrations.test.ts',
-  'test/webhooks.test.ts',
-  'test/groupCommit.test.ts',
-  'test/projections.test.ts',
-  'test/batchProjection.test.ts',
-  'test/feeReconciliation.test.ts',
+  'test/db/migrations.test.ts',
+  'test/ingest/webhooks.test.ts',
+  'test/ingest/groupCommit.test.ts',
+  'test/projection/projections.test.ts',
+  'test/projection/batchProjection.test.ts',
+  'test/reconciliation/feeReconciliation.test.ts',
   'test/reconciliation/reconcilePayments.test.ts',
   'test/payouts/reconcilePayouts.test.ts',
-  'test/missedEvents.test.ts',
-  'test/workflow/findingWorkflow.test.ts',
-  'test/retention.test.ts',
+  'test/sweep/missedEvents.test.ts',
+  'test/findings/workflow/findingWorkflow.test.ts',
+  'test/retention/retention.test.ts',
 ];
 
 const CACHE_DIR = path.resolve('.cache/postgres');

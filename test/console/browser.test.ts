@@ -5,8 +5,8 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, serve } from '../../src/api/serve.ts';
+import { deliverPayment } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import { deliverPayment } from '../workflow/helpers.ts';
 
 // Debian's chromium, installed by `npm test`'s pretest step when missing: never skipped silently.
 const CHROMIUM = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();

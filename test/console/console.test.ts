@@ -1,9 +1,9 @@
 import { parse } from 'node-html-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitForJobs } from '../helpers/fixtures.ts';
-import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../workflow/helpers.ts';
 import { csrfOf, page, signIn, textOf } from './signIn.ts';
 
 let t: TestApp;

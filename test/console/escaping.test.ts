@@ -1,9 +1,9 @@
 import { parse } from 'node-html-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverPayment, findingsOf } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
-import { deliverPayment, findingsOf } from '../workflow/helpers.ts';
 import { page, signIn, textOf } from './signIn.ts';
 
 // Markup, both quotes, and the syntax of Eta and of other template engines: all of it must come out as text.

@@ -15,7 +15,7 @@ export const TEST_SECRETS = [
   'sigk_59MIs5qN2tBrsNw6JzIXlU',
   'whsec_target_instance',
   'whsec_process_test',
-  // test/workflow/helpers.ts: the named tokens of API_TOKENS.
+  // test/findings/workflow/helpers.ts: the named tokens of API_TOKENS.
   'read-token-for-tests-0123456789',
   'alice-admin-token-0123456789',
 ];

@@ -1,0 +1,160 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { jobs } from '../../jobs/index.ts';
+import { defineJob, type JobDefinition } from '../../src/queue/job.ts';
+import { queueNames } from '../../src/queue/queues.ts';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+
+// A scheduled job registered only here, so the route is exercised before real scheduled jobs exist.
+const sampleJob = defineJob({
+  name: 'sample-report',
+  scheduled: true,
+  payloadSchema: z.object({ date: z.iso.date().optional() }),
+  handle: async () => undefined,
+}) as JobDefinition;
+
+let t: TestApp;
+const auth = { Authorization: `Bearer ${API_TOKEN}` };
+
+beforeAll(async () => {
+  t = await startTestApp({ jobs: [...jobs, sampleJob] });
+});
+afterAll(() => t.close());
+
+describe('the bearer token', () => {
+  it.each([
+    ['no Authorization header', {}],
+    ['a wrong token', { Authorization: 'Bearer wrong-token-0123456789' }],
+    ['a token of another length', { Authorization: 'Bearer x' }],
+    ['another scheme', { Authorization: `Basic ${API_TOKEN}` }],
+  ])('refuses %s with 401', async (_name, headers) => {
+    const response = await request(t.app).get('/api/status').set(headers);
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('not_authenticated');
+  });
+
+  it('leaves the API disabled, not open, when API_TOKEN is unset', async () => {
+    const closed = await startTestApp({ env: { API_TOKEN: undefined } });
+    try {
+      const response = await request(closed.app).get('/api/status').set(auth);
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('api_disabled');
+    } finally {
+      await closed.close();
+    }
+  });
+});
+
+describe('GET /api/status', () => {
+  it('counts unprocessed, quarantined and conflicting deliveries and queued jobs', async () => {
+    const event = paymentEvent();
+    await postSigned(t.app, event);
+    await postSigned(t.app, { ...event, data: { changed: true } });
+    await postSigned(t.app, paymentEvent());
+    await postSigned(t.app, { not: 'an envelope' });
+    // Deliveries waiting for the worker are unprocessed events (the raw log is its queue), not jobs.
+    expect((await request(t.app).post('/api/jobs/capture-expiry-scan').set(auth).send({})).status).toBe(202);
+    // queued_jobs is pg-boss's own count, refreshed by its monitor (every 10 s): wait for it to see the job.
+    let response = await request(t.app).get('/api/status').set(auth);
+    for (let tries = 0; tries < 300 && response.body.data?.queued_jobs !== 1; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      response = await request(t.app).get('/api/status').set(auth);
+    }
+    expect(response.status).toBe(200);
+    const oldest = await t.pool.query<{ at: Date }>('select min(received_at) as at from events');
+    expect(response.body).toEqual({
+      id: null,
+      type: 'status',
+      page_info: null,
+      data: {
+        unprocessed_events: 2,
+        queued_jobs: 1,
+        quarantined_events: 1,
+        failed_events: 0,
+        conflicting_events: 1,
+        last_fee_sync_at: null,
+        unverified_fee_payments: 0,
+        overridden_fees: 0,
+        unknown_values: {},
+        last_sweep_at: null,
+        missed_events_open: 0,
+        oldest_kept_body_at: oldest.rows[0]?.at.toISOString(),
+        purged_bodies: 0,
+        unreconciled_payments: 0,
+        oldest_unreconciled_s: null,
+        last_payout_sync_at: null,
+        payments_awaiting_payout: 0,
+        payouts_unmatched_in_bank: 0,
+        failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
+      },
+    });
+  });
+});
+
+describe('GET /api/events/:id', () => {
+  it('returns the stored delivery in the provider envelope', async () => {
+    const event = paymentEvent();
+    await postSigned(t.app, event);
+    const response = await request(t.app).get(`/api/events/${event.id}`).set(auth);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      id: event.id,
+      type: 'event',
+      page_info: null,
+      data: {
+        id: event.id,
+        event_name: 'payment.created',
+        status: 'received',
+        source: 'webhook',
+        body: event,
+        conflicts: [],
+      },
+    });
+  });
+
+  it('answers 404 for an unknown id', async () => {
+    const response = await request(t.app).get('/api/events/evt_nope').set(auth);
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('resource_not_found');
+  });
+});
+
+describe('POST /api/jobs/:name', () => {
+  it('enqueues a registered scheduled job now and answers 202 with its id', async () => {
+    const response = await request(t.app)
+      .post('/api/jobs/sample-report')
+      .set(auth)
+      .send({ date: '2026-11-01' });
+    expect(response.status).toBe(202);
+    expect(response.body.type).toBe('job');
+    const job = await t.boss.findJobs('sample-report', { id: response.body.id });
+    expect(job.map((found) => found.data)).toEqual([{ date: '2026-11-01' }]);
+  });
+
+  it('answers 404 for an unknown job, and for a job that is not scheduled', async () => {
+    for (const name of ['no-such-job', 'process-event']) {
+      const response = await request(t.app).post(`/api/jobs/${name}`).set(auth);
+      expect(response.status).toBe(404);
+      expect(response.body.error.message).toContain('sample-report');
+    }
+  });
+
+  it('answers 422 naming the field when the payload is invalid', async () => {
+    const response = await request(t.app)
+      .post('/api/jobs/sample-report')
+      .set(auth)
+      .send({ date: 'tomorrow' });
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toContain('date');
+  });
+});
+
+describe('unknown routes and errors', () => {
+  it('answer 404 in the error shape', async () => {
+    const response = await request(t.app).get('/nope');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: { code: 'resource_not_found', message: 'no such endpoint' } });
+  });
+});

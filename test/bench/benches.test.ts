@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/childProcess.ts';
+
+// The benchmarks' figures live in bench/, never in a timed test. Here each runs as a user runs it, with a
+// small count, so that a schema change cannot break one unnoticed and each still ends cleanly: exit 0 and no
+// error line (bench:worker once printed ~100 pool errors at exit). bench:ingest is left out: it needs wrk and
+// runs for minutes at any count.
+
+describe('benchmarks, run small', () => {
+  it.each<{ name: string; args: string[]; env: Record<string, string>; shows: RegExp[] }>([
+    {
+      name: 'bench:worker',
+      args: ['bench/worker.ts', '300'],
+      env: {},
+      shows: [
+        /^300 deliveries of 240 payments \(4 baseline clients\), 0 failed$/m,
+        /^projected and reconciled: .*ratio/m,
+      ],
+    },
+    {
+      name: 'bench:report',
+      args: ['bench/report.ts', '2000'],
+      env: {},
+      shows: [/^2000 payments, 400 refunds; report rows: .* 2000 payments counted$/m],
+    },
+    {
+      name: 'bench:sweep',
+      args: ['bench/sweep.ts', '200'],
+      env: {},
+      shows: [/"listed": 200,/, /"new": 200,/],
+    },
+    {
+      name: 'bench:purge',
+      args: ['bench/purge.ts', '2000'],
+      env: { BENCH_CHUNK_SECONDS: '1' },
+      shows: [/^purged the bodies of 2000 deliveries/m, /during purge: +\d+ requests, 0 non-2xx/],
+    },
+    {
+      name: 'bench:payouts',
+      args: ['bench/payouts.ts', '5'],
+      env: { BENCH_PAYOUT_LINES: '200' },
+      shows: [
+        /"lines": 1000,\n\s+"payments": 500,/,
+        /"synced": 5,\n\s+"lines": 1000,\n\s+"paymentsFetched": 0,\n\s+"paymentsNotFound": 0/,
+        /"projected": \{\n\s+"payouts": 5,\n\s+"lines": 1000,\n\s+"failed_events": 0/,
+        /"judged": 5,\n\s+"unjudged": 0,\n\s+"overtaken": 0/,
+        /"open_findings": 0,/,
+        /"ratio_all_to_paging": [\d.]+,/,
+      ],
+    },
+    {
+      name: 'bench:bank-import',
+      args: ['bench/bankImport.ts', '1'],
+      env: {},
+      shows: [
+        /^first import: 201 .*"duplicates":0,"matched":0\}/m,
+        /^re-import: 200 .*"lines":(\d+),"credits":\d+,"duplicates":\1,/m,
+      ],
+    },
+  ])('$name runs to the end against the current schema and exits cleanly', async ({ args, env, shows }) => {
+    const { code, stdout, stderr } = await runScript(args, env);
+    expect({ code, stderr: stderr.match(/.*error.*/gi) }).toEqual({ code: 0, stderr: null });
+    expect(stdout).not.toMatch(/error/i);
+    for (const pattern of shows) expect(stdout).toMatch(pattern);
+  });
+
+  it('a count that is not a positive whole number stops a bench at once with exit 2, naming it', async () => {
+    const { code, stdout, stderr } = await runScript(['bench/worker.ts', 'abc']);
+    expect({ code, stdout, stderr: stderr.trim() }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'N must be a positive whole number, not "abc"',
+    });
+  });
+});

@@ -1,0 +1,114 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration', () => {
+  it('has documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      WEBHOOK_TOLERANCE_SECONDS: 172_800,
+      CAPTURE_ALERT_HOURS: [48, 24, 6],
+      LOG_LEVEL: 'info',
+    });
+    expect(config.API_TOKEN).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('splits and trims comma lists', () => {
+    const config = loadConfig({ WEBHOOK_SECRETS: ' a , b,,', CAPTURE_ALERT_HOURS: '6, 48,24' });
+    expect(config.WEBHOOK_SECRETS).toEqual(['a', 'b']);
+    expect(config.CAPTURE_ALERT_HOURS).toEqual([48, 24, 6]);
+  });
+
+  it('reports every problem at once, each naming its variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        DATABASE_URL: 'postgres://localhost/tally',
+        PORT: 'eighty',
+        WEBHOOK_TOLERANCE_SECONDS: '-5',
+        API_TOKEN: 'short',
+        CAPTURE_ALERT_HOURS: '48,soon',
+        LOG_LEVEL: 'loud',
+        ALERT_WEBHOOK_URL: 'not a url',
+        PROVIDER_CLIENT_ID: 'id-only',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((problem) => problem.split(':')[0]);
+    expect(variables).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'WEBHOOK_TOLERANCE_SECONDS',
+        'API_TOKEN',
+        'CAPTURE_ALERT_HOURS.1',
+        'LOG_LEVEL',
+        'ALERT_WEBHOOK_URL',
+      ]),
+    );
+  });
+
+  it('reads API_TOKENS as named, scoped tokens and never repeats a token in a problem', () => {
+    const config = loadConfig({
+      API_TOKENS: 'alice:admin:alice-token-0123456789, finance:read:finance-token-0123456789',
+    });
+    expect(config.API_TOKENS).toEqual([
+      { name: 'alice', role: 'admin', token: 'alice-token-0123456789' },
+      { name: 'finance', role: 'read', token: 'finance-token-0123456789' },
+    ]);
+    let error: unknown;
+    try {
+      loadConfig({
+        API_TOKEN: 'the-admin-token-0123456789',
+        API_TOKENS: 'admin:read:another-token-0123456789,bob:owner:bob-token-0123456789,carol:read:short',
+      });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      'API_TOKENS.1: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS.2: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS: token names must be unique (API_TOKEN is named admin): admin',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/token-0123456789|short/);
+  });
+
+  it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/tally', PROVIDER_CLIENT_ID: 'x' })).toThrow(
+      /WEBHOOK_SECRETS: is required when DATABASE_URL is set[\s\S]*PROVIDER_CLIENT_ID/,
+    );
+  });
+
+  it('for the CLI, which verifies no webhook, does not require WEBHOOK_SECRETS with DATABASE_URL', () => {
+    const env = { DATABASE_URL: 'postgres://localhost/tally', REPORTS_DIR: '/tmp/reports' };
+    const config = loadConfig(env, { verifiesWebhooks: false });
+    expect(config).toMatchObject({ DATABASE_URL: env.DATABASE_URL, REPORTS_DIR: '/tmp/reports' });
+    expect(config.WEBHOOK_SECRETS).toBeUndefined();
+    // The other cross-field rules still hold, and only they are reported.
+    let error: unknown;
+    try {
+      loadConfig({ ...env, PROVIDER_CLIENT_ID: 'x' }, { verifiesWebhooks: false });
+    } catch (err) {
+      error = err;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'PROVIDER_CLIENT_ID: PROVIDER_BASE_URL, PROVIDER_CLIENT_ID, PROVIDER_CLIENT_SECRET are set together or not at all',
+    ]);
+  });
+
+  it('a process started with bad configuration exits 1 and lists the problems', () => {
+    const result = spawnSync(process.execPath, ['src/processes/web.ts'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://localhost/x', PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('invalid configuration');
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('WEBHOOK_SECRETS');
+  });
+});
