@@ -10,6 +10,12 @@ export default defineConfig({
     // Test files mostly wait on Postgres, spawned processes and short polls, not on the CPU: four at a time
     // take npm test from about 4 to about 2 minutes on two cores. Each file has its own cloned database.
     maxWorkers: 4,
+    // `npm run test:coverage`: which lines of src/ and jobs/ the tests run.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'jobs/**/*.ts'],
+      reporter: ['text-summary', 'html'],
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
