@@ -1,8 +1,8 @@
 import { listSubAccounts } from '../src/feeConfigurations/queries.ts';
 import { syncAccount } from '../src/feeConfigurations/syncAccount.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
+import { enqueue } from '../src/queue/enqueue.ts';
 import { defineJob } from '../src/queue/job.ts';
-import { enqueue } from '../src/queue/queues.ts';
 
 /**
  * Fetches the fee configuration history of every sub account seen in events (or the one named), stores

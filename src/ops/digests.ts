@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
+import { enqueue } from '../queue/enqueue.ts';
 import { lockDueDigestAlerts, markDigested, type WaitingAlert } from './alertQueries.ts';
 import { insertAlerts } from './queries.ts';
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Boss } from '../queue/boss.ts';
-import { enqueue } from '../queue/queues.ts';
+import { enqueue } from '../queue/enqueue.ts';
 import { insertAlerts, type NewAlert } from './queries.ts';
 
 /**

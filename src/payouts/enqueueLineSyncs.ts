@@ -1,4 +1,4 @@
-import { enqueue, type QueueDb } from '../queue/queues.ts';
+import { enqueue, type QueueDb } from '../queue/enqueue.ts';
 import { listPayoutsAwaitingLines } from './syncQueries.ts';
 
 /**

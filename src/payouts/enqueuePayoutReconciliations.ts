@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { enqueue, type QueueDb } from '../queue/queues.ts';
+import { enqueue, type QueueDb } from '../queue/enqueue.ts';
 
 const PAYOUTS_PER_RECONCILIATION = 100;
 

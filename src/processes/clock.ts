@@ -1,7 +1,8 @@
 import cron from 'node-cron';
 import type { Config } from '../config.ts';
 import type { Boss } from '../queue/boss.ts';
-import { enqueue, queueNames, queues, type StartableQueueName } from '../queue/queues.ts';
+import { enqueue } from '../queue/enqueue.ts';
+import { queueNames, queues, type StartableQueueName } from '../queue/queues.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 export type Schedule = { job: StartableQueueName; cron: string };

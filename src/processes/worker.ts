@@ -1,6 +1,6 @@
 import { jobs } from '../../jobs/index.ts';
 import { startEventProcessing } from '../projection/processingLoop.ts';
-import { enqueue } from '../queue/queues.ts';
+import { enqueue } from '../queue/enqueue.ts';
 import { startWorkers } from '../queue/workers.ts';
 import { type Runtime, runRole } from './runtime.ts';
 

@@ -1,4 +1,5 @@
-import { enqueue, PAYMENTS_PER_RECONCILIATION, type QueueDb } from './queues.ts';
+import { enqueue, type QueueDb } from './enqueue.ts';
+import { PAYMENTS_PER_RECONCILIATION } from './queues.ts';
 
 /**
  * Enqueues `reconcile-payments` for these payments (each once), PAYMENTS_PER_RECONCILIATION to a job, in one

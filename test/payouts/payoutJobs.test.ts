@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { enqueue } from '../../src/queue/queues.ts';
+import { enqueue } from '../../src/queue/enqueue.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitForJobs } from '../helpers/fixtures.ts';
 import {
