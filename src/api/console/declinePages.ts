@@ -1,11 +1,8 @@
 import express, { type Router } from 'express';
 import { presentDecline } from '../../declines/presentDecline.ts';
-import { listDeclines } from '../../declines/queries.ts';
 import { RETRY_ADVICE } from '../../domain/declines.ts';
 import type { AppDeps } from '../deps.ts';
-import { declinesQuery } from '../routes/declines.ts';
-import { pageFromQuery, paginate } from '../routes/pagination.ts';
-import { parseQuery } from '../routes/params.ts';
+import { listDeclinesOfRequest } from '../routes/declines.ts';
 import { pageLinks, renderPage } from './render.ts';
 
 const FILTERS = ['advice', 'network', 'account_id', 'since'] as const;
@@ -14,15 +11,7 @@ const FILTERS = ['advice', 'network', 'account_id', 'since'] as const;
 export function declinePages(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/declines', async (req, res) => {
-    const query = parseQuery(declinesQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const filter = {
-      advice: query.advice,
-      network: query.network,
-      accountId: query.account_id,
-      since: query.since,
-    };
-    const { data, pageInfo } = paginate(await listDeclines(deps.pool, filter, page), page);
+    const { data, pageInfo } = await listDeclinesOfRequest(deps, req.query);
     // The filters as typed, for the form (parseQuery has checked them).
     const typed = Object.fromEntries(
       FILTERS.map((name) => [name, typeof req.query[name] === 'string' ? req.query[name] : '']),

@@ -31,19 +31,24 @@ export const declinesQuery = z.object({
   since: sinceParam().optional(),
 });
 
+/** The declines a request's query selects, one page of them: shared by the API and the console's page. */
+export async function listDeclinesOfRequest(deps: AppDeps, requestQuery: Record<string, unknown>) {
+  const query = parseQuery(declinesQuery, requestQuery);
+  const page = pageFromQuery(requestQuery);
+  const filter = {
+    advice: query.advice,
+    network: query.network,
+    accountId: query.account_id,
+    since: query.since,
+  };
+  return paginate(await listDeclines(deps.pool, filter, page), page);
+}
+
 /** GET /api/declines?advice=&network=&account_id=&since=, newest first, in the provider's list envelope. */
 export function declineRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/declines', async (req, res) => {
-    const query = parseQuery(declinesQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const filter = {
-      advice: query.advice,
-      network: query.network,
-      accountId: query.account_id,
-      since: query.since,
-    };
-    const { data, pageInfo } = paginate(await listDeclines(deps.pool, filter, page), page);
+    const { data, pageInfo } = await listDeclinesOfRequest(deps, req.query);
     res.json(list(data.map(presentDecline), pageInfo));
   });
   return router;
