@@ -1,7 +1,7 @@
 /**
  * The seed's three decline tables (its Errors part): card decline reasons, network error codes and network
  * error categories, each with the seed's wording and the retry advice Tally gives for it. The seed states
- * the advice for the categories; for reasons and codes it follows DESIGN.md's grouping: `do_not_retry` for
+ * the advice for the categories; for reasons and codes it follows the grouping docs/declines.md describes: `do_not_retry` for
  * what the seed marks do-not-try-again and for lost, stolen, fraud and closed accounts; `retry_later` for
  * funds, limits and an unavailable issuer; `retry_with_new_details` for expiry, number, cvc, PIN and new
  * account information.

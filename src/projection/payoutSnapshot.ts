@@ -4,8 +4,7 @@ import { cents, timestamp } from './fields.ts';
 const optionalText = z.string().nullish();
 
 /**
- * A payout (`po_…`) as the provider's API and its `payout.*` events carry it (DESIGN.md, "Payouts and the
- * bank"). Only what a payout cannot do without is required; every other field is kept as sent.
+ * A payout (`po_…`) as the provider's API and its `payout.*` events carry it (docs/payouts-sync.md). Only what a payout cannot do without is required; every other field is kept as sent.
  */
 export const payoutSchema = z.looseObject({
   id: z.string().min(1),

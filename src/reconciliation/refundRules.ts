@@ -106,7 +106,7 @@ function returnedAmountOf(returnedFees: RefundWithReturnedFees['returnedFees']):
 }
 
 /**
- * `returned_fee_unknown` is about the refund (DESIGN.md), so a refund that returned several fees the payment
+ * `returned_fee_unknown` is about the refund (docs/findings.md), so a refund that returned several fees the payment
  * does not have (a processing and a platform fee, say) is one finding listing each of them, not one per
  * returned fee: the table keeps one open finding per (code, subject).
  */

@@ -9,7 +9,7 @@ const DIR = new URL('../fixtures/generated/observed/', import.meta.url);
 
 export type ObservedFixture = { note: string; deliveries: Record<string, unknown>[] };
 
-/** Fixture files written from DESIGN.md's observed section (generated, not recorded bytes). */
+/** Fixture files written from the shapes docs/webhooks.md lists under "What Tally accepts" (generated, not recorded bytes). */
 export function observedFixtureNames(): string[] {
   return readdirSync(DIR)
     .filter((file) => file.endsWith('.json'))

@@ -5,7 +5,7 @@ import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
 import { OBSERVED_ACCOUNT as ACCOUNT, startObservedApp } from '../helpers/observed.ts';
 
-// Disputes as the provider sends them (DESIGN.md, observed): projection, findings, list API, daily report.
+// Disputes as the provider sends them (docs/webhooks.md, "What Tally accepts"): projection, findings, list API, daily report.
 let observed: Awaited<ReturnType<typeof startObservedApp>>;
 let t: TestApp;
 let auth: Record<string, string>;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { startObservedApp } from '../helpers/observed.ts';
 
-// DESIGN.md's "What the provider actually sends": every variation replayed through POST /webhooks and the
+// The shapes docs/webhooks.md lists under "What Tally accepts": every variation replayed through POST /webhooks and the
 // real worker, then reconciled against fee configurations synced from the provider simulator.
 let observed: Awaited<ReturnType<typeof startObservedApp>>;
 let t: TestApp;

@@ -86,7 +86,7 @@ describe('fee_remaining_mismatch', () => {
   ])('$name', runRefundCase);
 });
 
-// An ACH return or a void hands every fee back with no refund object (DESIGN.md, observed shapes).
+// An ACH return or a void hands every fee back with no refund object (docs/webhooks.md, "What Tally accepts").
 describe('fees handed back without a refund', () => {
   const handedBack = [paymentFee('pyfee_proc', 320, 0), paymentFee('pyfee_plat', 50, 0)];
 

@@ -9,7 +9,7 @@ import { disputeFindings } from '../../src/reconciliation/disputeRules.ts';
 import { feesHandedBack } from '../../src/reconciliation/refundRules.ts';
 import { facts } from './fixtures.ts';
 
-// The pure rules behind DESIGN.md's "What the provider actually sends", as tables.
+// The pure rules behind the shapes docs/webhooks.md lists under "What Tally accepts", as tables.
 
 describe('familyOf routes by the shape of data, then by name', () => {
   it.each<[string, Record<string, unknown>, EventFamily]>([

@@ -62,7 +62,7 @@ export function entriesOf(payment: StoredResource, layout: 'lines' | 'inline'): 
 
 export const netOf = (entry: Entry) => entry.amount - (entry.fee ?? 0);
 
-/** The payout's stated totals, as positive magnitudes (DESIGN.md, rule 1). */
+/** The payout's stated totals, as positive magnitudes (docs/payouts.md, payout_total_mismatch). */
 export function totalsOf(entries: Entry[]) {
   const of = (types: string[]) => entries.filter((entry) => types.includes(entry.txnType));
   const sum = (list: Entry[], amount: (entry: Entry) => number) =>
