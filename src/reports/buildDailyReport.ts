@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { rowsPerAccount } from './accountRows.ts';
 import { achReturnsByCode } from './achReturnsByCode.ts';
 import {
   sumDailyFeesReturnedWithoutRefund,
@@ -69,30 +70,17 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   const payouts = await buildPayoutRows(db, from, to, generatedAt);
   const declines = await declinesByNetwork(db, from, to);
 
-  const accounts = new Map<string, AccountRow>();
-  const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
-    const id = `${key.account_type}\u0000${key.account_id}\u0000${key.currency}`;
-    let row = accounts.get(id);
-    if (!row) {
-      row = {
-        account_type: key.account_type,
-        account_id: key.account_id,
-        currency: key.currency,
-      } as AccountRow;
-      for (const column of [...MONEY_COLUMNS, ...COUNT_COLUMNS]) row[column] = 0;
-      accounts.set(id, row);
-    }
+  const { rowFor, sorted } = rowsPerAccount((key) => {
+    const row = { ...key } as AccountRow;
+    for (const column of [...MONEY_COLUMNS, ...COUNT_COLUMNS]) row[column] = 0;
     return row;
-  };
+  });
   for (const payment of payments) Object.assign(rowFor(payment), payment);
   for (const refund of refunds) Object.assign(rowFor(refund), refund);
-  const accountRows = [...accounts.values()]
-    .map((row) => ({ ...row, net: row.gross - row.fees - row.refunded + row.returned_fees }))
-    .sort((a, b) =>
-      `${a.account_type}${a.currency}${a.account_id}`.localeCompare(
-        `${b.account_type}${b.currency}${b.account_id}`,
-      ),
-    );
+  const accountRows = sorted().map((row) => ({
+    ...row,
+    net: row.gross - row.fees - row.refunded + row.returned_fees,
+  }));
 
   return {
     kind: 'daily' as const,

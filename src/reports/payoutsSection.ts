@@ -4,6 +4,7 @@ import {
   sumDailyPayouts,
   sumPaymentsAwaitingPayout,
 } from '../payouts/payoutReportQueries.ts';
+import { rowsPerAccount } from './accountRows.ts';
 import type { Section } from './section.ts';
 
 export type PayoutReportRow = {
@@ -55,31 +56,20 @@ export async function buildPayoutRows(
   const payouts = await sumDailyPayouts(db, from, to);
   const checks = await sumDailyPayoutChecks(db, from, to);
   const awaiting = await sumPaymentsAwaitingPayout(db, generatedAt);
-  const rows = new Map<string, PayoutReportRow>();
-  const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
-    const id = `${key.account_type}\u0000${key.account_id}\u0000${key.currency}`;
-    let row = rows.get(id);
-    if (!row) {
-      row = {
-        account_type: key.account_type,
-        account_id: key.account_id,
-        currency: key.currency,
-        created: 0,
-        paid: 0,
-        failed: 0,
-        paid_out: 0,
-        lines_checked: 0,
-        lines_mismatched: 0,
-        awaiting_payout: 0,
-        awaiting_payout_amount: 0,
-        oldest_awaiting_at: null,
-        bank_matched: 0,
-        bank_unmatched: 0,
-      };
-      rows.set(id, row);
-    }
-    return row;
-  };
+  const { rowFor, sorted } = rowsPerAccount<PayoutReportRow>((key) => ({
+    ...key,
+    created: 0,
+    paid: 0,
+    failed: 0,
+    paid_out: 0,
+    lines_checked: 0,
+    lines_mismatched: 0,
+    awaiting_payout: 0,
+    awaiting_payout_amount: 0,
+    oldest_awaiting_at: null,
+    bank_matched: 0,
+    bank_unmatched: 0,
+  }));
   for (const row of payouts) Object.assign(rowFor(row), row);
   for (const row of checks) Object.assign(rowFor(row), row);
   for (const row of awaiting)
@@ -88,11 +78,7 @@ export async function buildPayoutRows(
       awaiting_payout_amount: row.awaiting_amount,
       oldest_awaiting_at: row.oldest_awaiting_at?.toISOString() ?? null,
     });
-  return [...rows.values()].sort((a, b) =>
-    `${a.account_type}\u0000${a.currency}\u0000${a.account_id}`.localeCompare(
-      `${b.account_type}\u0000${b.currency}\u0000${b.account_id}`,
-    ),
-  );
+  return sorted();
 }
 
 /** The payouts table of a daily report; reports stored before it existed have no rows. */

@@ -1,3 +1,4 @@
+import { rowsPerAccount } from './accountRows.ts';
 import type { DailyFeesReturnedWithoutRefundRow, DailyRefundRow } from './dailyPaymentQueries.ts';
 
 export type ReturnedFeesByReasonRow = {
@@ -20,36 +21,20 @@ export function returnedFeesByReason(
   refunds: DailyRefundRow[],
   withoutRefund: DailyFeesReturnedWithoutRefundRow[],
 ): ReturnedFeesByReasonRow[] {
-  const rows = new Map<string, ReturnedFeesByReasonRow>();
-  const rowFor = (key: { account_type: string; account_id: string; currency: string }) => {
-    const id = `${key.account_type}\u0000${key.account_id}\u0000${key.currency}`;
-    let row = rows.get(id);
-    if (!row) {
-      row = {
-        account_type: key.account_type,
-        account_id: key.account_id,
-        currency: key.currency,
-        refund: 0,
-        ach_return: 0,
-        void: 0,
-        total: 0,
-      };
-      rows.set(id, row);
-    }
-    return row;
-  };
+  const { rowFor, sorted } = rowsPerAccount<ReturnedFeesByReasonRow>((key) => ({
+    ...key,
+    refund: 0,
+    ach_return: 0,
+    void: 0,
+    total: 0,
+  }));
   for (const refund of refunds) rowFor(refund).refund += refund.returned_fees;
   for (const handedBack of withoutRefund) {
     const row = rowFor(handedBack);
     row.ach_return += handedBack.ach_return;
     row.void += handedBack.void;
   }
-  return [...rows.values()]
+  return sorted()
     .map((row) => ({ ...row, total: row.refund + row.ach_return + row.void }))
-    .filter((row) => row.refund !== 0 || row.ach_return !== 0 || row.void !== 0)
-    .sort((a, b) =>
-      `${a.account_type}${a.currency}${a.account_id}`.localeCompare(
-        `${b.account_type}${b.currency}${b.account_id}`,
-      ),
-    );
+    .filter((row) => row.refund !== 0 || row.ach_return !== 0 || row.void !== 0);
 }
