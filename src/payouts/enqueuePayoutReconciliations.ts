@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { enqueue, type QueueDb } from '../queue/enqueue.ts';
-
-const PAYOUTS_PER_RECONCILIATION = 100;
+import { PAYOUTS_PER_RECONCILIATION } from '../queue/queues.ts';
 
 // A payment projected after the payouts naming it (a line fetched before its payment, a refund arriving
 // later) changes what those payouts' lines are checked against: they are judged again.

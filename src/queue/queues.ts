@@ -53,11 +53,24 @@ const longJob = (expireInSeconds: number) => ({
   expireInSeconds,
 });
 
+// A reconciliation a projection batch enqueues: 5 quick retries from 5 s with back-off up to 10 minutes.
+const reconciliationJob = (expireInSeconds: number) => ({
+  retryLimit: 5,
+  retryDelay: 5,
+  retryBackoff: true,
+  retryDelayMax: 600,
+  heartbeatSeconds: HEARTBEAT_SECONDS,
+  expireInSeconds,
+});
+
 /**
  * Payments per `reconcile-payments` job: as many as a projection batch can change, so each batch enqueues one
  * job, whose payments are reconciled in a handful of statements.
  */
 export const PAYMENTS_PER_RECONCILIATION = 100;
+
+/** Payouts per `reconcile-payouts` job, judged together in a handful of statements. */
+export const PAYOUTS_PER_RECONCILIATION = 100;
 
 /**
  * Every queue Tally runs, upstream first. The clock lists its schedules in this order. `jobs/index.ts`
@@ -74,14 +87,7 @@ export const queues = {
       payment_ids: z.array(z.string().min(1)).min(1).max(PAYMENTS_PER_RECONCILIATION),
     }),
     // A job of 100 payments takes a fraction of a second (npm run bench:worker).
-    queue: {
-      retryLimit: 5,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 600,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 120,
-    },
+    queue: reconciliationJob(120),
   }),
   /**
    * Payments whose newest projection state no reconciliation has seen (a job lost with a crashed worker, or
@@ -175,16 +181,11 @@ export const queues = {
   }),
   /** Payouts to judge (rules 1–4): those whose snapshot or lines the projection changed. */
   'reconcile-payouts': defineQueue({
-    payloadSchema: z.object({ payout_ids: z.array(z.string().min(1).max(255)).min(1).max(100) }),
+    payloadSchema: z.object({
+      payout_ids: z.array(z.string().min(1).max(255)).min(1).max(PAYOUTS_PER_RECONCILIATION),
+    }),
     // A handful of statements for all the payouts' lines: seconds for 100 payouts of 5,000 lines.
-    queue: {
-      retryLimit: 5,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 600,
-      heartbeatSeconds: HEARTBEAT_SECONDS,
-      expireInSeconds: 300,
-    },
+    queue: reconciliationJob(300),
   }),
   /** Payments awaiting payout past PAYOUT_EXPECTED_DAYS and payouts overdue: time-based, so on a schedule. */
   'payout-scan': defineQueue({
