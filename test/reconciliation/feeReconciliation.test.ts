@@ -4,6 +4,7 @@ import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigur
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain, settle as settleFixtures, waitForJobs } from '../helpers/fixtures.ts';
+import { type Fee, pricedPaymentBody } from '../helpers/pricedPayments.ts';
 import { startSimulator } from '../helpers/simulator.ts';
 
 const ACCOUNT = 'acc_loop';
@@ -15,35 +16,11 @@ let provider: Awaited<ReturnType<typeof startSimulator>>;
 let t: TestApp;
 const configs: Record<string, SimulatedConfiguration> = {};
 
-type Fee = { id: string; type: string; amount: number; source: string | null };
-
 function payment(id: string, fees: Fee[], fields: Record<string, unknown> = {}) {
-  return JSON.stringify(
-    paymentEvent({
-      account_id: ACCOUNT,
-      event_name: 'payment.succeeded',
-      data: {
-        id,
-        account_id: ACCOUNT,
-        amount: 1234,
-        currency: 'usd',
-        status: 'succeeded',
-        payment_method: { card: { id: `pm_${id}`, brand: 'visa', acct_last_four: '4242' } },
-        fee_amount: fees.reduce((sum, fee) => sum + fee.amount, 0),
-        fees: fees.map((fee) => ({
-          id: fee.id,
-          type: fee.type,
-          amount: fee.amount,
-          remaining_amount: fee.amount,
-          currency: 'usd',
-          source_configuration_id: fee.source ? (configs[fee.source]?.id ?? fee.source) : null,
-          source_fee_type: fee.source ? (configs[fee.source]?.fee_type ?? null) : null,
-        })),
-        created_at: CREATED,
-        updated_at: CREATED,
-        ...fields,
-      },
-    }),
+  return pricedPaymentBody(
+    configs,
+    { accountId: ACCOUNT, id, amount: 1234, createdAt: CREATED, fees },
+    fields,
   );
 }
 
