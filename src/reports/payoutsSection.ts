@@ -1,28 +1,21 @@
 import type { Queryable } from '../db/pool.ts';
 import {
+  type DailyPayoutCheckRow,
+  type DailyPayoutRow,
   sumDailyPayoutChecks,
   sumDailyPayouts,
   sumPaymentsAwaitingPayout,
 } from '../payouts/payoutReportQueries.ts';
-import { rowsPerAccount } from './accountRows.ts';
+import { type AccountKey, rowsPerAccount } from './accountRows.ts';
 import type { Section } from './section.ts';
 
-export type PayoutReportRow = {
-  account_type: string;
-  account_id: string;
-  currency: string;
-  created: number;
-  paid: number;
-  failed: number;
-  paid_out: number;
-  lines_checked: number;
-  lines_mismatched: number;
-  awaiting_payout: number;
-  awaiting_payout_amount: number;
-  oldest_awaiting_at: string | null;
-  bank_matched: number;
-  bank_unmatched: number;
-};
+/** A row of the payouts table: the day's payouts, their line checks, and the payments awaiting payout now. */
+export type PayoutReportRow = DailyPayoutRow &
+  Omit<DailyPayoutCheckRow, keyof AccountKey> & {
+    awaiting_payout: number;
+    awaiting_payout_amount: number;
+    oldest_awaiting_at: string | null;
+  };
 
 const COLUMNS = [
   'account_type',

@@ -1,12 +1,11 @@
 import express, { type Router } from 'express';
 import { readPayoutDetail } from '../../payouts/payoutDetail.ts';
 import { listPayouts } from '../../payouts/payoutReadQueries.ts';
-import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { keyPageFromQuery, paginateByKey } from '../routes/keyPagination.ts';
 import { undecodablePathParam } from '../routes/params.ts';
-import { payoutFilterOf, payoutPathOf, payoutsQuery } from '../routes/payouts.ts';
+import { payoutFilterOf, payoutPathOf, payoutsQuery, sendPayoutCsv } from '../routes/payouts.ts';
 import { pageLinks, renderPage } from './render.ts';
 
 // The statuses the provider documents, offered in the filter; the list shows any other verbatim.
@@ -42,9 +41,7 @@ export function payoutPages(deps: AppDeps): Router {
       return;
     }
     // Downloads with the console's session: a browser sends no bearer token to /api/payouts.
-    res.type('text/csv; charset=utf-8').attachment(`payout-${payout.id}.csv`);
-    for (const line of renderPayoutCsv(payout)) res.write(line);
-    res.end();
+    sendPayoutCsv(res, payout);
   });
   router.use(undecodablePathParam('id'));
   return router;

@@ -1,6 +1,6 @@
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import { z } from 'zod';
-import { readPayoutDetail } from '../../payouts/payoutDetail.ts';
+import { type PayoutDetail, readPayoutDetail } from '../../payouts/payoutDetail.ts';
 import { listPayouts, type PayoutFilter } from '../../payouts/payoutReadQueries.ts';
 import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
 import type { AppDeps } from '../deps.ts';
@@ -54,6 +54,13 @@ export function payoutPathOf(params: unknown): { id: string | null; csv: boolean
   return { id: bare === '' ? null : bare, csv };
 }
 
+/** Sends a payout's lines as its CSV statement, one row per line, as a download. */
+export function sendPayoutCsv(res: Response, payout: PayoutDetail): void {
+  res.type('text/csv; charset=utf-8').attachment(`payout-${payout.id}.csv`);
+  for (const line of renderPayoutCsv(payout)) res.write(line);
+  res.end();
+}
+
 /** GET /api/payouts, /api/payouts/:id and /api/payouts/:id.csv (one row per line: the accounting file). */
 export function payoutRoutes(deps: AppDeps): Router {
   const router = express.Router();
@@ -71,9 +78,7 @@ export function payoutRoutes(deps: AppDeps): Router {
       res.json(single('payout', payout.id, payout));
       return;
     }
-    res.type('text/csv; charset=utf-8').attachment(`payout-${payout.id}.csv`);
-    for (const line of renderPayoutCsv(payout)) res.write(line);
-    res.end();
+    sendPayoutCsv(res, payout);
   });
   router.use(undecodablePathParam('id'));
   return router;
