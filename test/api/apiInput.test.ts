@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../src/api/errors.ts';
 import { closeServer, serve } from '../../src/api/serve.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectSafeAnswer, INTERNALS } from '../helpers/safeAnswer.ts';
 
 let t: TestApp;
 let server: Server;
@@ -28,7 +29,6 @@ afterAll(async () => {
 const get = (path: string) => request(base).get(path).set(auth);
 const post = (path: string) => request(base).post(path).set(auth);
 const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
-const INTERNALS = /\bat \S+ \(|\.[jt]s:\d|select |insert |syntax error|postgres|URIError|stack/i;
 
 type Response = request.Response;
 function expectClientError(response: Response, status: number | number[], code?: string, param?: string) {
@@ -193,15 +193,6 @@ const segment = fc.oneof(
     .bigInt({ min: 0n, max: 10n ** 30n })
     .map((n) => `rpt_${n}${['', '.json', '.csv', '.html'][Number(n % 4n)]}`),
 );
-
-function expectSafeAnswer(response: Response) {
-  expect(response.status).toBeLessThan(500);
-  if (response.status >= 400) {
-    expect(response.type).toBe('application/json');
-    expect(response.body.error.code).toEqual(expect.any(String));
-  }
-  expect(response.text).not.toMatch(INTERNALS);
-}
 
 describe('arbitrary input never reaches a 500', () => {
   it('arbitrary path segments for payments, events, reports and jobs', async () => {

@@ -2,16 +2,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { closeServer, serve } from '../../src/api/serve.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectSafeAnswer } from '../helpers/safeAnswer.ts';
 import { seedPayouts } from './readSeed.ts';
 
 let t: TestApp;
 let server: Server;
 let base: string;
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
-const INTERNALS = /\bat \S+ \(|\.[jt]s:\d|select |insert |syntax error|postgres|URIError|stack/i;
 
 // One listening server for the whole file: supertest would otherwise bind a new port per request.
 beforeAll(async () => {
@@ -29,15 +29,6 @@ afterAll(async () => {
 const get = (path: string) => request(base).get(path).set(auth);
 const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
 const percentByte = fc.integer({ min: 0, max: 255 }).map((byte) => `%${byte.toString(16).padStart(2, '0')}`);
-
-function expectSafeAnswer(response: request.Response) {
-  expect(response.status).toBeLessThan(500);
-  if (response.status >= 400) {
-    expect(response.type).toBe('application/json');
-    expect(response.body.error.code).toEqual(expect.any(String));
-  }
-  expect(response.text).not.toMatch(INTERNALS);
-}
 
 describe('arbitrary input to the payout routes never reaches a 500', () => {
   it('arbitrary query strings for /api/payouts', async () => {
