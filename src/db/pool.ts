@@ -20,11 +20,17 @@ export function createPool(connectionString: string, log: Logger, max = 10): Poo
     statement_timeout: 10_000,
     application_name: 'tally',
   });
-  pool.on('error', (err) => log.error(err, 'idle database client failed'));
+  // `pool.end()` resolves before its connections have closed: one the server drops in that moment (a
+  // database stopping right after) is a connection the pool was closing anyway, not a failure.
+  pool.on('error', (err) => {
+    if (!pool.ending) log.error(err, 'idle database client failed');
+  });
   // A connection lost while checked out (between two queries of a transaction) emits 'error' on its client,
   // which would otherwise crash the process; the query that needed it fails on its own.
   pool.on('connect', (client) =>
-    client.on('error', (err) => log.warn({ err: err.message }, 'database connection lost')),
+    client.on('error', (err) => {
+      if (!pool.ending) log.warn({ err: err.message }, 'database connection lost');
+    }),
   );
   return pool;
 }
