@@ -1,12 +1,11 @@
-// The same-run baselines of `npm run bench:ingest`: single-row INSERT … ON CONFLICT DO NOTHING of the same
-// kind of bodies into a copy of the events table, at full speed from 32 connections, and at a fixed rate.
+// The latency floor of `npm run bench:ingest`: single-row INSERT … ON CONFLICT DO NOTHING of the same kind
+// of bodies into a copy of the events table, sent straight to Postgres at a fixed rate.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { endPool } from './measure.ts';
 
 export type Latency = { p50: number; p99: number; max: number };
 
-const CONNECTIONS = 32;
 const BASELINE_BODY = JSON.stringify({ padding: 'x'.repeat(1450) });
 
 // One delivery as the baseline stores it: a single-row INSERT … ON CONFLICT DO NOTHING of the columns the
@@ -21,29 +20,10 @@ function insertBaselineRow(pool: pg.Pool, n: number) {
 }
 
 async function baselinePool(connectionString: string): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString, max: CONNECTIONS });
+  const pool = new pg.Pool({ connectionString, max: 32 });
   await pool.query('create table if not exists baseline (like events including all)');
   await pool.query('truncate baseline');
   return pool;
-}
-
-export async function baseline(connectionString: string, seconds: number): Promise<number> {
-  const pool = await baselinePool(connectionString);
-  let rows = 0;
-  let next = 0;
-  const until = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) {
-        // 10 % redeliveries, like the load.
-        const n = Math.random() < 0.1 && next > 0 ? Math.floor(Math.random() * next) : next++;
-        await insertBaselineRow(pool, n);
-        rows += 1;
-      }
-    }),
-  );
-  await endPool(pool);
-  return rows / seconds;
 }
 
 /**
