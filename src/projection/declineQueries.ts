@@ -24,16 +24,25 @@ export async function recordPaymentDeclines(db: Queryable, paymentIds: string[])
 export async function listPaymentsAfterDeclines(db: Queryable, paymentIds: string[]): Promise<string[]> {
   if (paymentIds.length === 0) return [];
   const { rows } = await db.query<{ id: string }>(
-    `select distinct other.id
-       from payments p
-       join payments other on other.id <> p.id and (
-              other.payment_method_id = p.payment_method_id
-              or (other.card_last_four = p.card_last_four and other.card_expiry = p.card_expiry
-                  and lower(other.card_brand) = lower(p.card_brand)))
-      where p.id = any($1::text[]) and p.status = 'failed' and p.retry_advice is not null
-        and other.card_key is not null
-        and coalesce(other.created_at, other.updated_at) > coalesce(p.created_at, p.updated_at)
-      order by other.id`,
+    // Two joins, each served by its own index (payment method; last four and expiry): one join on either
+    // would scan every payment.
+    `with declines as (
+       select id, payment_method_id, card_last_four, card_expiry, card_brand,
+              coalesce(created_at, updated_at) as attempted_at
+         from payments where id = any($1::text[]) and status = 'failed' and retry_advice is not null
+     )
+     select other.id
+       from declines d join payments other on other.payment_method_id = d.payment_method_id
+      where other.id <> d.id and other.card_key is not null
+        and coalesce(other.created_at, other.updated_at) > d.attempted_at
+     union
+     select other.id
+       from declines d
+       join payments other on other.card_last_four = d.card_last_four and other.card_expiry = d.card_expiry
+                          and lower(other.card_brand) = lower(d.card_brand)
+      where other.id <> d.id and other.card_key is not null
+        and coalesce(other.created_at, other.updated_at) > d.attempted_at
+      order by id`,
     [paymentIds],
   );
   return rows.map((row) => row.id);

@@ -4,13 +4,6 @@ import type { AdviceScope, RetryAdvice } from '../domain/declines.ts';
 // When a payment was attempted: its creation, else the first snapshot of it (a decline happens at creation).
 const ATTEMPTED_AT = (alias: string) => `coalesce(${alias}.created_at, ${alias}.updated_at)`;
 
-// "Same card": the same payment method id, or the same brand, last four and expiry (all three known).
-const SAME_CARD = `(
-    other.payment_method_id = p.payment_method_id
-    or (other.card_last_four = p.card_last_four and other.card_expiry = p.card_expiry
-        and lower(other.card_brand) = lower(p.card_brand))
-  )`;
-
 /** An earlier decline of a payment's card that said not to charge it again. */
 export type EarlierDecline = {
   paymentId: string;
@@ -24,17 +17,33 @@ export type EarlierDecline = {
   attemptedAt: Date;
 };
 
+// Advice that forbids charging the card again; the partial indexes of migration 0019 hold exactly these.
+const BLOCKING = `other.status = 'failed' and other.retry_advice in ('do_not_retry', 'stop_recurring')`;
+
+// "Same card": the same payment method id, or the same brand, last four and expiry (all three known). The two
+// halves are separate joins, each served by its own index; one join on either would scan every payment.
 const EARLIER_DECLINES_SQL = `
-  select p.id as "retryId", other.id as "paymentId", other.account_id as "accountId",
+  with retries as (
+    select id, payment_method_id, card_last_four, card_expiry, card_brand, ${ATTEMPTED_AT('payments')} as attempted_at
+      from payments where id = any($1::text[]) and card_key is not null
+  ), same_card as (
+    select r.id as retry_id, r.attempted_at, other.id
+      from retries r join payments other on other.payment_method_id = r.payment_method_id
+     where ${BLOCKING}
+    union
+    select r.id, r.attempted_at, other.id
+      from retries r
+      join payments other on other.card_last_four = r.card_last_four and other.card_expiry = r.card_expiry
+                         and lower(other.card_brand) = lower(r.card_brand)
+     where ${BLOCKING}
+  )
+  select s.retry_id as "retryId", other.id as "paymentId", other.account_id as "accountId",
          other.retry_advice as advice, other.advice_scope as scope, other.decline_code as "declineCode",
          other.network, other.network_error_code as "networkErrorCode",
          other.network_error_category as "networkErrorCategory", ${ATTEMPTED_AT('other')} as "attemptedAt"
-    from payments p
-    join payments other on other.id <> p.id and ${SAME_CARD}
-   where p.id = any($1::text[]) and p.card_key is not null
-     and other.status = 'failed' and other.retry_advice in ('do_not_retry', 'stop_recurring')
-     and ${ATTEMPTED_AT('other')} < ${ATTEMPTED_AT('p')}
-   order by p.id, "attemptedAt" desc, other.id`;
+    from same_card s join payments other on other.id = s.id
+   where other.id <> s.retry_id and ${ATTEMPTED_AT('other')} < s.attempted_at
+   order by s.retry_id, "attemptedAt" desc, other.id`;
 
 /**
  * Per payment, the earlier failed payments on the same card whose decline advised `do_not_retry` or
