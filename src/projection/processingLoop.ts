@@ -12,7 +12,7 @@ export type ProcessingOptions = {
 };
 
 export const PROCESSING_DEFAULTS: ProcessingOptions = {
-  batchSize: 100,
+  batchSize: 500,
   concurrency: 2,
   idleMilliseconds: 200,
 };
