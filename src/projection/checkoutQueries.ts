@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { CheckoutFee } from './checkoutSnapshot.ts';
 import type { ColumnTypes } from './columnTypes.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type CheckoutRow = {
   id: string;
@@ -61,7 +61,7 @@ export const CHECKOUT_COLUMNS: ColumnTypes<CheckoutRow> = {
   snapshot: 'jsonb',
 };
 
-const UPSERT_CHECKOUT_SQL = newerWinsUpsert('checkouts', CHECKOUT_COLUMNS, {
+const UPSERT_CHECKOUT = newerWinsUpsert('checkouts', CHECKOUT_COLUMNS, {
   groups: [
     {
       key: ['updated_at', 'event_row_id'],
@@ -102,8 +102,7 @@ export async function upsertCheckouts(
   rows: (CheckoutRow | CheckoutCompletionRow)[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(UPSERT_CHECKOUT_SQL, [JSON.stringify(rows)]);
+  await runNewerWinsUpsert(db, UPSERT_CHECKOUT, rows);
 }
 
 /** Payments linked to the checkouts from either side: a checkout's own link, or a payment naming it. */

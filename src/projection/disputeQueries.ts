@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { ColumnTypes } from './columnTypes.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type DisputeRow = {
   id: string;
@@ -42,7 +42,7 @@ export const DISPUTE_COLUMNS: ColumnTypes<DisputeRow> = {
   snapshot: 'jsonb',
 };
 
-const UPSERT_DISPUTE_SQL = newerWinsUpsert('disputes', DISPUTE_COLUMNS, {
+const UPSERT_DISPUTE = newerWinsUpsert('disputes', DISPUTE_COLUMNS, {
   groups: [
     {
       key: ['updated_at', 'event_row_id'],
@@ -65,6 +65,5 @@ const UPSERT_DISPUTE_SQL = newerWinsUpsert('disputes', DISPUTE_COLUMNS, {
 /** Upserts a batch of dispute snapshots; newer snapshots win their fields, a higher-ranked status the status. */
 export async function upsertDisputes(db: Queryable, rows: DisputeRow[]): Promise<void> {
   if (rows.length === 0) return;
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(UPSERT_DISPUTE_SQL, [JSON.stringify(rows)]);
+  await runNewerWinsUpsert(db, UPSERT_DISPUTE, rows);
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { type ColumnTypes, columnList, recordDefinition } from './columnTypes.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type ForwardingRequestRow = {
   id: string;
@@ -49,7 +49,7 @@ export const FORWARDING_REQUEST_COLUMNS: ColumnTypes<ForwardingRequestRow> = {
   snapshot: 'jsonb',
 };
 
-const UPSERT_FORWARDING_REQUEST_SQL = newerWinsUpsert('forwarding_requests', FORWARDING_REQUEST_COLUMNS, {
+const UPSERT_FORWARDING_REQUEST = newerWinsUpsert('forwarding_requests', FORWARDING_REQUEST_COLUMNS, {
   groups: [
     {
       key: ['updated_at', 'event_row_id'],
@@ -82,8 +82,7 @@ const UPSERT_FORWARDING_REQUEST_SQL = newerWinsUpsert('forwarding_requests', FOR
 /** Upserts a batch of forwarding request snapshots. */
 export async function upsertForwardingRequests(db: Queryable, rows: ForwardingRequestRow[]): Promise<void> {
   if (rows.length === 0) return;
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(UPSERT_FORWARDING_REQUEST_SQL, [JSON.stringify(rows)]);
+  await runNewerWinsUpsert(db, UPSERT_FORWARDING_REQUEST, rows);
 }
 
 /** One terminal outcome event of a forwarding request, keyed by the event that reported it. */

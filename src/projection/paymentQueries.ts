@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
 import type { CardColumns, DeclineColumns } from './declineRows.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 import type { MethodKind } from './paymentSnapshot.ts';
 
 export type PaymentRow = {
@@ -93,57 +93,61 @@ export const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   advice_scope: 'text',
 };
 
-const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
-  groups: [
-    {
-      key: ['updated_at', 'event_row_id'],
-      columns: [
-        'account_id',
-        'account_type',
-        'amount',
-        'currency',
-        'capture_strategy',
-        'captured',
-        'payment_mode',
-        'method_kind',
-        'card_brand',
-        'expedited',
-        'fee_amount',
-        'application_fee_amount',
-        'amount_refunded',
-        'returned',
-        'amount_returned',
-        'error_code',
-        'error_description',
-        'checkout_id',
-        'payment_method_id',
-        'created_at',
-        'snapshot',
-        'card_last_four',
-        'card_expiry',
-        'card_key',
-        'decline_code',
-        'network',
-        'network_error_code',
-        'network_error_category',
-        'retry_advice',
-        'advice_scope',
-      ],
-    },
-    { key: ['status_terminal', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },
-    { key: ['fees_updated_at', 'fees_event_row_id'], columns: [] },
-  ],
-  earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
-  // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
-  // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
-  custom: {
-    delivered_updated_at: {
-      merge: 'max(delivered_updated_at)',
-      update: 'greatest(payments.delivered_updated_at, excluded.delivered_updated_at)',
+const UPSERT_PAYMENT = newerWinsUpsert(
+  'payments',
+  PAYMENT_COLUMNS,
+  {
+    groups: [
+      {
+        key: ['updated_at', 'event_row_id'],
+        columns: [
+          'account_id',
+          'account_type',
+          'amount',
+          'currency',
+          'capture_strategy',
+          'captured',
+          'payment_mode',
+          'method_kind',
+          'card_brand',
+          'expedited',
+          'fee_amount',
+          'application_fee_amount',
+          'amount_refunded',
+          'returned',
+          'amount_returned',
+          'error_code',
+          'error_description',
+          'checkout_id',
+          'payment_method_id',
+          'created_at',
+          'snapshot',
+          'card_last_four',
+          'card_expiry',
+          'card_key',
+          'decline_code',
+          'network',
+          'network_error_code',
+          'network_error_category',
+          'retry_advice',
+          'advice_scope',
+        ],
+      },
+      { key: ['status_terminal', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },
+      { key: ['fees_updated_at', 'fees_event_row_id'], columns: [] },
+    ],
+    earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
+    // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
+    // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
+    custom: {
+      delivered_updated_at: {
+        merge: 'max(delivered_updated_at)',
+        update: 'greatest(payments.delivered_updated_at, excluded.delivered_updated_at)',
+      },
     },
   },
-})}
-  returning id, fees_event_row_id`;
+  'returning id, fees_event_row_id',
+);
 
 /**
  * Upserts a batch of payment snapshots. Returns, per payment, the delivery row whose fee list is now the
@@ -151,10 +155,11 @@ const UPSERT_PAYMENT_SQL = `${newerWinsUpsert('payments', PAYMENT_COLUMNS, {
  */
 export async function upsertPayments(db: Queryable, rows: PaymentRow[]): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  const result = await db.query<{ id: string; fees_event_row_id: number }>(UPSERT_PAYMENT_SQL, [
-    JSON.stringify(rows),
-  ]);
+  const result = await runNewerWinsUpsert<PaymentRow, { id: string; fees_event_row_id: number }>(
+    db,
+    UPSERT_PAYMENT,
+    rows,
+  );
   return new Map(result.rows.map((row) => [row.id, row.fees_event_row_id]));
 }
 

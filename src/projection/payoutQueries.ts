@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { ColumnTypes } from './columnTypes.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type PayoutRow = {
   id: string;
@@ -54,7 +54,7 @@ export const PAYOUT_COLUMNS: ColumnTypes<PayoutRow> = {
 };
 
 // `line_count` and `lines_complete` are not written here: `refreshLineCompleteness` derives them.
-const UPSERT_PAYOUTS_SQL = newerWinsUpsert('payouts', PAYOUT_COLUMNS, {
+const UPSERT_PAYOUTS = newerWinsUpsert('payouts', PAYOUT_COLUMNS, {
   groups: [
     {
       key: ['updated_at', 'event_row_id'],
@@ -129,7 +129,7 @@ export const PAYOUT_LINE_COLUMNS: ColumnTypes<PayoutLineRow> = {
   projected_at: 'timestamptz',
 };
 
-const UPSERT_PAYOUT_LINES_SQL = newerWinsUpsert('payout_lines', PAYOUT_LINE_COLUMNS, {
+const UPSERT_PAYOUT_LINES = newerWinsUpsert('payout_lines', PAYOUT_LINE_COLUMNS, {
   groups: [
     {
       key: ['updated_at', 'event_row_id'],
@@ -184,14 +184,13 @@ export async function lockPayouts(db: Queryable, payoutIds: string[]): Promise<v
 /** Upserts a batch of payout snapshots: the newest state (by `updated_at`, then delivery) is shown. */
 export async function upsertPayouts(db: Queryable, rows: PayoutRow[]): Promise<void> {
   if (rows.length === 0) return;
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  await db.query(UPSERT_PAYOUTS_SQL, [JSON.stringify(rows)]);
+  await runNewerWinsUpsert(db, UPSERT_PAYOUTS, rows);
 }
 
 /** Upserts a batch of payout lines (balance transaction snapshots), newest state of each shown. */
 export async function upsertPayoutLines(db: Queryable, rows: PayoutLineRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.query(UPSERT_PAYOUT_LINES_SQL, [JSON.stringify(rows)]);
+  await runNewerWinsUpsert(db, UPSERT_PAYOUT_LINES, rows);
 }
 
 /** Upserts the sync's line counts per payout; the newest marker stored wins. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
-import { newerWinsUpsert } from './newerWins.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type RefundRow = {
   id: string;
@@ -30,16 +30,20 @@ export const REFUND_COLUMNS: ColumnTypes<RefundRow> = {
   snapshot: 'jsonb',
 };
 
-const UPSERT_REFUND_SQL = `${newerWinsUpsert('refunds', REFUND_COLUMNS, {
-  groups: [
-    {
-      key: ['updated_at', 'event_row_id'],
-      columns: ['payment_id', 'amount', 'reason', 'status', 'created_at', 'snapshot'],
-    },
-    { key: ['returned_fees_updated_at', 'returned_fees_event_row_id'], columns: [] },
-  ],
-})}
-  returning id, returned_fees_event_row_id`;
+const UPSERT_REFUND = newerWinsUpsert(
+  'refunds',
+  REFUND_COLUMNS,
+  {
+    groups: [
+      {
+        key: ['updated_at', 'event_row_id'],
+        columns: ['payment_id', 'amount', 'reason', 'status', 'created_at', 'snapshot'],
+      },
+      { key: ['returned_fees_updated_at', 'returned_fees_event_row_id'], columns: [] },
+    ],
+  },
+  'returning id, returned_fees_event_row_id',
+);
 
 /**
  * Upserts a batch of refund snapshots. Returns, per refund, the delivery row whose returned fees are now
@@ -47,10 +51,11 @@ const UPSERT_REFUND_SQL = `${newerWinsUpsert('refunds', REFUND_COLUMNS, {
  */
 export async function upsertRefunds(db: Queryable, rows: RefundRow[]): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
-  // Stringified here: pg would send a JavaScript array as a Postgres array, not as jsonb.
-  const result = await db.query<{ id: string; returned_fees_event_row_id: number }>(UPSERT_REFUND_SQL, [
-    JSON.stringify(rows),
-  ]);
+  const result = await runNewerWinsUpsert<RefundRow, { id: string; returned_fees_event_row_id: number }>(
+    db,
+    UPSERT_REFUND,
+    rows,
+  );
   return new Map(result.rows.map((row) => [row.id, row.returned_fees_event_row_id]));
 }
 
