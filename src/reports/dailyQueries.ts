@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { sumFindingsByCode } from './findingQueries.ts';
 
 export type DailyAchReturnRow = {
   account_type: string;
@@ -139,21 +140,12 @@ export type OpenFindingRow = {
  * projected for the account (findings about an account never seen in payments count as `unknown`).
  */
 export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenFindingRow[]> {
-  const { rows } = await db.query<OpenFindingRow>(
-    `with accounts as (
-       select account_id, account_type from payments union select account_id, account_type from checkouts
-       union select account_id, account_type from forwarding_requests
-     )
-     select coalesce(a.account_type, 'unknown') as account_type, f.currency, f.code, count(*)::int as findings,
-            sum(f.at_stake)::bigint as at_stake
-       from findings f left join accounts a on a.account_id = f.account_id
-      where f.first_seen_at < $1::timestamptz
-        and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))
-      group by 1, 2, 3
-      order by 1, 2, 3`,
+  return sumFindingsByCode(
+    db,
+    `f.first_seen_at < $1::timestamptz
+     and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))`,
     [until],
   );
-  return rows;
 }
 
 /** The open findings with the most money at stake (those measuring none left out), linked to their payment. */
