@@ -3,7 +3,8 @@
 // `payment.succeeded` 1.3 s later), both deliveries processed and named by the payment, the payment
 // projected from the newer one with its two fees, reconciled (its fees unverified: no fee configuration is
 // synced), at projected version 2. Event and payment ids are random hex, as the provider's are, so the
-// dedupe and primary-key indexes are as scattered as a real year's. Bodies older than the kept window are
+// dedupe and primary-key indexes are as scattered as a real year's; cards vary (last four and expiry) as
+// customers' do, since the decline rules look up earlier payments of the same card. Bodies older than the kept window are
 // purged as retention leaves them (empty `raw_body`, `body_purged_at` at the daily run after the cutoff).
 import type pg from 'pg';
 
@@ -39,7 +40,9 @@ export function paymentsCreatedBetween(shape: YearShape, from: Date, to: Date): 
 const PAYMENT = `
   lateral (select 'py_' || left(md5('py' || p), 24) as pid, 'acc_' || (p % 50) as account_id,
                   $3::timestamptz + ((p - 1) * $4::float8) * interval '1 millisecond' as created_at) py,
-  lateral (select py.created_at + interval '1 second' as updated_at, 'pm_' || left(md5('pm' || p), 24) as pm) pt`;
+  lateral (select py.created_at + interval '1 second' as updated_at, 'pm_' || left(md5('pm' || p), 24) as pm,
+                  lpad(((p * 7919) % 10000)::text, 4, '0') as last_four, 1 + p % 12 as exp_month,
+                  2027 + (p / 12) % 6 as exp_year) pt`;
 
 const dataOf = (status: string, updatedAt: string) => `json_build_object(
   'id', py.pid, 'account_id', py.account_id, 'amount', 1000 + p % 9000, 'currency', 'usd', 'status', ${status},
@@ -51,8 +54,8 @@ const dataOf = (status: string, updatedAt: string) => `json_build_object(
       'currency', 'usd', 'source_configuration_id', 'sfc_platform', 'source_fee_type', 'platform')),
   'application_fee_amount', null, 'amount_refunded', 0, 'refunds', json_build_array(), 'error_code', null,
   'error_description', null, 'checkout_id', null,
-  'payment_method', json_build_object('card', json_build_object('id', pt.pm, 'brand', 'visa', 'acct_last_four', '4242',
-    'name', 'Benchmark Customer', 'exp_month', 12, 'exp_year', 2030)),
+  'payment_method', json_build_object('card', json_build_object('id', pt.pm, 'brand', 'visa', 'acct_last_four', pt.last_four,
+    'name', 'Benchmark Customer', 'exp_month', pt.exp_month, 'exp_year', pt.exp_year)),
   'description', rpad('Order for the ingest benchmark, padded to a realistic size', 140, '.'),
   'created_at', py.created_at, 'updated_at', ${updatedAt}, 'is_test', false,
   'metadata', json_build_object('order_id', 'ord_' || py.pid, 'customer_ref', 'cus_' || (p % 1000), 'channel', 'web'))`;
@@ -94,7 +97,7 @@ const INSERT_PAYMENTS = `
   select py.pid, py.account_id, 'live', 1000 + p % 9000, 'usd', 'succeeded', true, pt.updated_at, 2 * p,
          'automatic', true, 'ecom', 'card', 'visa', 64, 0, pt.pm, py.created_at, pt.updated_at, 2 * p,
          pt.updated_at, pt.updated_at, pt.updated_at, 2 * p, ${dataOf(`'succeeded'`, 'pt.updated_at')}::jsonb,
-         pt.updated_at, '4242', '2030-12', pt.pm
+         pt.updated_at, pt.last_four, pt.exp_year || '-' || lpad(pt.exp_month::text, 2, '0'), pt.pm
     from generate_series($1::int, $2::int) p, ${PAYMENT}
 `;
 
