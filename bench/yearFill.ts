@@ -41,7 +41,7 @@ const PAYMENT = `
   lateral (select 'py_' || left(md5('py' || p), 24) as pid, 'acc_' || (p % 50) as account_id,
                   $3::timestamptz + ((p - 1) * $4::float8) * interval '1 millisecond' as created_at) py,
   lateral (select py.created_at + interval '1 second' as updated_at, 'pm_' || left(md5('pm' || p), 24) as pm,
-                  lpad(((p * 7919) % 10000)::text, 4, '0') as last_four, 1 + p % 12 as exp_month,
+                  lpad(((p::bigint * 7919) % 10000)::text, 4, '0') as last_four, 1 + p % 12 as exp_month,
                   2027 + (p / 12) % 6 as exp_year) pt`;
 
 const dataOf = (status: string, updatedAt: string) => `json_build_object(
