@@ -4,7 +4,7 @@ import { runScript } from '../helpers/childProcess.ts';
 // The benchmarks' figures live in bench/, never in a timed test. Here each runs as a user runs it, with a
 // small count, so that a schema change cannot break one unnoticed and each still ends cleanly: exit 0 and no
 // error line (bench:worker once printed ~100 pool errors at exit). bench:ingest is left out: it needs wrk and
-// runs for minutes at any count.
+// runs for minutes at any count; bench:year needs wrk too, but runs small in seconds.
 
 describe('benchmarks, run small', () => {
   it.each<{ name: string; args: string[]; env: Record<string, string>; shows: RegExp[] }>([
@@ -55,6 +55,24 @@ describe('benchmarks, run small', () => {
       shows: [
         /^first import: 201 .*"duplicates":0,"matched":0\}/m,
         /^re-import: 200 .*"lines":(\d+),"credits":\d+,"duplicates":\1,/m,
+      ],
+    },
+    {
+      name: 'bench:year',
+      args: ['bench/year.ts', '20000'],
+      env: {
+        BENCH_ROUNDS: '1',
+        BENCH_SECONDS: '2',
+        BENCH_SWEEP_PAYMENTS: '200',
+        BENCH_PURGE_CHUNK_SECONDS: '1',
+      },
+      shows: [
+        /^year: 20000 deliveries \(10000 payments, /m,
+        /^ {2}empty: \d+ acked\/s, 0 non-2xx; every payment reconciled [\d.]+ s/m,
+        /^ {2}year : \d+ acked\/s, 0 non-2xx; every payment reconciled [\d.]+ s/m,
+        /^ {2}sweep listing 200 payments: /m,
+        /^claim plans match; uses the partial index on waiting rows: yes$/m,
+        /^retention: purged 16\d\d bodies /m,
       ],
     },
   ])('$name runs to the end against the current schema and exits cleanly', async ({ args, env, shows }) => {
