@@ -48,15 +48,16 @@ export async function findEvent(
 
 export type EventCounts = { received: number; failed: number; quarantined: number; conflicts: number };
 
-/** Counts the deliveries that still need attention; reads only the partial index of unprocessed rows. */
+/**
+ * Counts the deliveries that still need attention, each from a partial index: waiting rows from the claim's
+ * index, failed and quarantined ones from their own.
+ */
 export async function countEventsByStatus(db: Queryable): Promise<EventCounts> {
   const { rows } = await db.query<EventCounts>(
-    `select count(*) filter (where status = 'received')::int as received,
-            count(*) filter (where status = 'failed')::int as failed,
-            count(*) filter (where status = 'quarantined')::int as quarantined,
-            (select count(*) from event_conflicts)::int as conflicts
-       from events
-      where status <> 'processed'`,
+    `select (select count(*) from events where status = 'received')::int as received,
+            (select count(*) from events where status = 'failed')::int as failed,
+            (select count(*) from events where status = 'quarantined')::int as quarantined,
+            (select count(*) from event_conflicts)::int as conflicts`,
   );
   return rows[0] ?? { received: 0, failed: 0, quarantined: 0, conflicts: 0 };
 }
