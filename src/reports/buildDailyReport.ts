@@ -6,15 +6,9 @@ import {
   sumDailyPayments,
   sumDailyRefunds,
 } from './dailyPaymentQueries.ts';
-import {
-  listTopFindings,
-  sumDailyAchReturns,
-  sumDailyDisputes,
-  sumDailyForwarding,
-  sumOpenFindings,
-} from './dailyQueries.ts';
+import { listTopFindings, sumDailyAchReturns, sumDailyDisputes, sumDailyForwarding } from './dailyQueries.ts';
 import { declinesByNetwork } from './declinesByNetwork.ts';
-import { sumAcceptedFindings, sumMatchRates } from './findingQueries.ts';
+import { sumAcceptedFindings, sumMatchRates, sumOpenFindings } from './findingQueries.ts';
 import { buildPayoutRows } from './payoutsSection.ts';
 import { returnedFeesByReason } from './returnedFeesByReason.ts';
 

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import { sumFindingsByCode } from './findingQueries.ts';
 
 export type DailyAchReturnRow = {
   account_type: string;
@@ -123,29 +122,6 @@ export async function sumDailyForwarding(db: Queryable, from: Date, to: Date): P
     [from, to],
   );
   return rows;
-}
-
-export type OpenFindingRow = {
-  account_type: string;
-  currency: string | null;
-  code: string;
-  findings: number;
-  /** The sum of the findings' `at_stake`; null when none of them measures money. */
-  at_stake: number | null;
-};
-
-/**
- * Findings open (acknowledged included; accepted ones are reported apart) at `until`, by code, with the money at
- * stake as their rules measured it (null where none measures money). The account type comes from what Tally
- * projected for the account (findings about an account never seen in payments count as `unknown`).
- */
-export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenFindingRow[]> {
-  return sumFindingsByCode(
-    db,
-    `f.first_seen_at < $1::timestamptz
-     and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))`,
-    [until],
-  );
 }
 
 /** The open findings with the most money at stake (those measuring none left out), linked to their payment. */

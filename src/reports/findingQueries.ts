@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import type { OpenFindingRow } from './dailyQueries.ts';
 
 // Test or live, from what Tally projected for the account: an account is one or the other for good, so the
 // first row found says which (`unknown` for an account never seen). Looked up once per group, by index.
@@ -8,8 +7,17 @@ const ACCOUNT_TYPE = `coalesce(
        (select c.account_type from checkouts c where c.account_id = g.account_id limit 1),
        (select r.account_type from forwarding_requests r where r.account_id = g.account_id limit 1), 'unknown')`;
 
+export type OpenFindingRow = {
+  account_type: string;
+  currency: string | null;
+  code: string;
+  findings: number;
+  /** The sum of the findings' `at_stake`; null when none of them measures money. */
+  at_stake: number | null;
+};
+
 /** Findings matching `where` (over `findings f`), by account type, currency and code, with the money at stake. */
-export async function sumFindingsByCode(
+async function sumFindingsByCode(
   db: Queryable,
   where: string,
   values: unknown[],
@@ -29,6 +37,20 @@ export async function sumFindingsByCode(
     values,
   );
   return rows;
+}
+
+/**
+ * Findings open (acknowledged included; accepted ones are reported apart) at `until`, by code, with the money at
+ * stake as their rules measured it (null where none measures money). The account type comes from what Tally
+ * projected for the account (findings about an account never seen in payments count as `unknown`).
+ */
+export async function sumOpenFindings(db: Queryable, until: Date): Promise<OpenFindingRow[]> {
+  return sumFindingsByCode(
+    db,
+    `f.first_seen_at < $1::timestamptz
+     and (f.status in ('open', 'acknowledged') or (f.status = 'resolved' and f.resolved_at >= $1::timestamptz))`,
+    [until],
+  );
 }
 
 /** Findings accepted (with a note) as of now, by code with the money at stake: out of the open counts, not out of sight. */

@@ -7,7 +7,7 @@ import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
 import { readOverview } from '../../ops/overviewQueries.ts';
 import { countJobsByQueue } from '../../queue/jobCounts.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
-import { sumOpenFindings } from '../../reports/dailyQueries.ts';
+import { sumOpenFindings } from '../../reports/findingQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { FINDING_STATUSES, findingIdOf, findingWithHistory } from '../routes/findings.ts';
