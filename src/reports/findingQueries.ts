@@ -17,11 +17,7 @@ export type OpenFindingRow = {
 };
 
 /** Findings matching `where` (over `findings f`), by account type, currency and code, with the money at stake. */
-async function sumFindingsByCode(
-  db: Queryable,
-  where: string,
-  values: unknown[],
-): Promise<OpenFindingRow[]> {
+async function sumFindingsByCode(db: Queryable, where: string, values: unknown[]): Promise<OpenFindingRow[]> {
   const { rows } = await db.query<OpenFindingRow>(
     `with g as (
        select f.account_id, f.currency, f.code, count(*) as findings, sum(f.at_stake) as at_stake
