@@ -34,10 +34,14 @@ try {
     await loader.query(
       `insert into payments (id, account_id, account_type, amount, currency, status, status_terminal, status_updated_at,
                              status_event_row_id, capture_strategy, method_kind, card_brand, fee_amount,
-                             application_fee_amount, created_at, updated_at, event_row_id, succeeded_at, snapshot)
+                             application_fee_amount, created_at, updated_at, event_row_id, succeeded_at,
+                             fees_updated_at, fees_event_row_id, fees_total, fees_processing, fees_platform,
+                             fees_other, fees_configured, fees_explicit, snapshot)
        select 'py_' || g, 'acc_' || (g % 200), case when g % 10 = 0 then 'test' else 'live' end, 1000 + g % 9000,
               case when g % 3 = 0 then 'cad' else 'usd' end, 'succeeded', true, ts, g, 'automatic', 'card', 'visa',
-              60, case when g % 50 = 0 then 25 end, ts, ts, g, ts, '{}'::jsonb
+              60, case when g % 50 = 0 then 25 end, ts, ts, g, ts,
+              -- The totals of the two fees below: a configured processing fee (50), an explicit platform fee (10).
+              ts, g, 60, 50, 10, 0, 50, 10, '{}'::jsonb
          from generate_series(1, $1::int) g, lateral (select $2::timestamptz + (g % 86400) * interval '1 second' as ts) t`,
       [PAYMENTS, `${DAY}T00:00:00Z`],
     );

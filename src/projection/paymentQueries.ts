@@ -42,8 +42,19 @@ export type PaymentRow = {
   fees_updated_at: Date | '-infinity';
   fees_event_row_id: number;
   snapshot: unknown;
-} & CardColumns &
+} & FeeTotals &
+  CardColumns &
   DeclineColumns;
+
+/** Sums of the shown fee list, in cents (0 while none is shown): what the daily report adds up per payment. */
+export type FeeTotals = {
+  fees_total: number;
+  fees_processing: number;
+  fees_platform: number;
+  fees_other: number;
+  fees_configured: number;
+  fees_explicit: number;
+};
 
 export const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   id: 'text',
@@ -81,6 +92,12 @@ export const PAYMENT_COLUMNS: ColumnTypes<PaymentRow> = {
   canceled_at: 'timestamptz',
   fees_updated_at: 'timestamptz',
   fees_event_row_id: 'bigint',
+  fees_total: 'bigint',
+  fees_processing: 'bigint',
+  fees_platform: 'bigint',
+  fees_other: 'bigint',
+  fees_configured: 'bigint',
+  fees_explicit: 'bigint',
   snapshot: 'jsonb',
   card_last_four: 'text',
   card_expiry: 'text',
@@ -134,10 +151,20 @@ const UPSERT_PAYMENT = newerWinsUpsert(
         ],
       },
       { key: ['status_terminal', 'status_updated_at', 'status_event_row_id'], columns: ['status'] },
-      { key: ['fees_updated_at', 'fees_event_row_id'], columns: [] },
+      // The totals of the fee list shown: the snapshot whose fee rows replacePaymentFees stores.
+      {
+        key: ['fees_updated_at', 'fees_event_row_id'],
+        columns: [
+          'fees_total',
+          'fees_processing',
+          'fees_platform',
+          'fees_other',
+          'fees_configured',
+          'fees_explicit',
+        ],
+      },
     ],
     earliest: ['authorized_at', 'captured_at', 'succeeded_at', 'failed_at', 'canceled_at'],
-    // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
     // The newest state any webhook brought, whichever snapshot is shown (greatest ignores nulls).
     custom: {
       delivered_updated_at: {

@@ -19,36 +19,22 @@ export type DailyPaymentRow = {
 const SETTLED = `('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')`;
 
 /**
- * Per account and currency: the day's settled payments, their gross and their fees by type and source.
- * The fees are summed per type and source in the join and only then spread into columns: the join is the
- * costly part (every fee of the day), so it carries one plain sum and no per-row filters.
+ * Per account and currency: the day's settled payments, their gross and their fees by type and source, summed
+ * from the fee totals each payment row keeps of its shown fee list (0 without one), in one scan of the day.
  */
 export async function sumDailyPayments(db: Queryable, from: Date, to: Date): Promise<DailyPaymentRow[]> {
-  const inDay = (p: string) =>
-    `${p}.created_at >= $1::timestamptz and ${p}.created_at < $2::timestamptz and ${p}.status in ${SETTLED}`;
   const { rows } = await db.query<DailyPaymentRow>(
-    `with totals as (
-       select account_type, account_id, currency, count(*)::int as payments, sum(amount)::bigint as gross,
-              coalesce(sum(application_fee_amount), 0)::bigint as legacy_application_fees
-         from payments p
-        where ${inDay('p')}
-        group by 1, 2, 3
-     ), fees as (
-       select p.account_type, p.account_id, p.currency, f.type, f.source_configuration_id is not null as configured,
-              sum(f.amount) as amount
-         from payments p join payment_fees f on f.payment_id = p.id
-        where ${inDay('p')}
-        group by 1, 2, 3, 4, 5
-     )
-     select t.account_type, t.account_id, t.currency, t.payments, t.gross, t.legacy_application_fees,
-            coalesce(sum(f.amount), 0)::bigint as fees,
-            coalesce(sum(f.amount) filter (where f.type = 'processing_fee'), 0)::bigint as processing_fees,
-            coalesce(sum(f.amount) filter (where f.type = 'platform_fee'), 0)::bigint as platform_fees,
-            coalesce(sum(f.amount) filter (where f.type not in ('processing_fee', 'platform_fee')), 0)::bigint as other_fees,
-            coalesce(sum(f.amount) filter (where f.configured), 0)::bigint as configured_fees,
-            coalesce(sum(f.amount) filter (where not f.configured), 0)::bigint as explicit_fees
-       from totals t left join fees f using (account_type, account_id, currency)
-      group by 1, 2, 3, 4, 5, 6
+    `select account_type, account_id, currency, count(*)::int as payments, sum(amount)::bigint as gross,
+            coalesce(sum(application_fee_amount), 0)::bigint as legacy_application_fees,
+            sum(fees_total)::bigint as fees,
+            sum(fees_processing)::bigint as processing_fees,
+            sum(fees_platform)::bigint as platform_fees,
+            sum(fees_other)::bigint as other_fees,
+            sum(fees_configured)::bigint as configured_fees,
+            sum(fees_explicit)::bigint as explicit_fees
+       from payments
+      where created_at >= $1::timestamptz and created_at < $2::timestamptz and status in ${SETTLED}
+      group by 1, 2, 3
       order by 1, 2, 3`,
     [from, to],
   );

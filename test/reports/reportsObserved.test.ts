@@ -61,6 +61,15 @@ select *, now() from (values
   ('pyfee_test_refunded',  'py_test_refunded',      'processing_fee',  29,  19)
 ) as f;
 
+-- The projection keeps each payment's fee totals with it, from the same fee list (none of these is configured).
+update payments p set fees_total = f.total, fees_processing = f.processing, fees_platform = f.platform,
+                      fees_explicit = f.total
+  from (select payment_id, sum(amount) as total,
+               coalesce(sum(amount) filter (where type = 'processing_fee'), 0) as processing,
+               coalesce(sum(amount) filter (where type = 'platform_fee'), 0) as platform
+          from payment_fees group by payment_id) f
+ where f.payment_id = p.id;
+
 -- \`success\` is the provider's other spelling of succeeded.
 insert into refunds (id, payment_id, amount, status, created_at, updated_at, event_row_id, snapshot)
 select id, payment_id, amount, status, created_at, created_at, 0, '{}'::jsonb from (values
