@@ -93,11 +93,13 @@ const INSERT_PAYMENTS = `
                         status_event_row_id, capture_strategy, captured, payment_mode, method_kind, card_brand,
                         fee_amount, amount_refunded, payment_method_id, created_at, updated_at, event_row_id,
                         captured_at, succeeded_at, fees_updated_at, fees_event_row_id, snapshot, delivered_updated_at,
-                        card_last_four, card_expiry, card_key)
+                        card_last_four, card_expiry, card_key, fees_total, fees_processing, fees_platform,
+                        fees_configured)
   select py.pid, py.account_id, 'live', 1000 + p % 9000, 'usd', 'succeeded', true, pt.updated_at, 2 * p,
          'automatic', true, 'ecom', 'card', 'visa', 64, 0, pt.pm, py.created_at, pt.updated_at, 2 * p,
          pt.updated_at, pt.updated_at, pt.updated_at, 2 * p, ${dataOf(`'succeeded'`, 'pt.updated_at')}::jsonb,
-         pt.updated_at, pt.last_four, pt.exp_year || '-' || lpad(pt.exp_month::text, 2, '0'), pt.pm
+         pt.updated_at, pt.last_four, pt.exp_year || '-' || lpad(pt.exp_month::text, 2, '0'), pt.pm,
+         64, 58, 6, 64
     from generate_series($1::int, $2::int) p, ${PAYMENT}
 `;
 

@@ -57,6 +57,13 @@ export const insertPayments = (pool: pg.Pool, rows: Row[]) =>
       status_terminal: true,
       fees_updated_at: '2024-06-01T00:00:00Z',
       fees_event_row_id: 1,
+      // The payout rules read the fee rows; the report's fee totals are left at zero.
+      fees_total: 0,
+      fees_processing: 0,
+      fees_platform: 0,
+      fees_other: 0,
+      fees_configured: 0,
+      fees_explicit: 0,
     },
     rows,
   );
