@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { listPaymentTimeline } from '../../src/ingest/timelineQueries.ts';
 import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../../src/projection/eventQueries.ts';
 import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
@@ -54,8 +54,13 @@ it('a worker that dies mid-batch releases its deliveries at once, and the next c
   expect((await processNextEvents(t, 100)).claimed).toBe(0);
   dying.on('error', () => undefined);
   const { rows } = await dying.query('select pg_backend_pid() as pid');
+  // pg_terminate_backend only signals: the backend, and the row locks it holds, go a moment later.
   await t.pool.query('select pg_terminate_backend($1)', [rows[0].pid]);
   dying.release(true);
+  await vi.waitFor(async () => {
+    const alive = await t.pool.query('select 1 from pg_stat_activity where pid = $1', [rows[0].pid]);
+    expect(alive.rowCount).toBe(0);
+  });
 
   expect((await processNextEvents(t, 100)).claimed).toBe(3);
   const statuses = await t.pool.query(`select status from events`);
