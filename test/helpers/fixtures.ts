@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Express } from 'express';
 import type { JobWithMetadata } from 'pg-boss';
+import request from 'supertest';
 import { expect } from 'vitest';
 import { recordedDeliverySchema } from '../../src/ingest/recorded.ts';
 import type { TestApp } from './app.ts';
@@ -81,4 +82,25 @@ export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
 export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
   await drain(t, timeoutMs);
   await waitForJobs(t, ['reconcile-payments'], timeoutMs);
+}
+
+/**
+ * Starts a job through `POST /api/jobs/:name` (authorised by `auth`) and waits, up to 30 s, until pg-boss
+ * reports it completed; a failed job throws with its output.
+ */
+export async function runJobThroughApi(
+  t: TestApp,
+  auth: Record<string, string>,
+  name: string,
+  payload: object = {},
+): Promise<void> {
+  const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
+  expect(response.status, JSON.stringify(response.body)).toBe(202);
+  for (let tries = 0; tries < 600; tries++) {
+    const [job] = await t.boss.findJobs(name, { id: response.body.id });
+    if (job?.state === 'completed') return;
+    if (job?.state === 'failed') throw new Error(`${name} failed: ${JSON.stringify(job.output)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${name} did not finish`);
 }

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { closeServer, serve } from '../../src/api/serve.ts';
 import { sendWebhook } from '../../src/dev/simulator/webhook.ts';
 import { API_TOKEN, SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
-import { drain, unfinishedJobs } from '../helpers/fixtures.ts';
+import { drain, runJobThroughApi, unfinishedJobs } from '../helpers/fixtures.ts';
 import { startSimulator } from '../helpers/simulator.ts';
 
 // The whole payout loop over HTTP: the provider simulator prices payments with its fee configurations and
@@ -85,15 +85,8 @@ export async function startLoop(
   }
 
   async function runJob(name: string, payload: object = {}) {
-    const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
-    expect(response.status, JSON.stringify(response.body)).toBe(202);
-    for (let tries = 0; tries < 600; tries++) {
-      const [job] = await t.boss.findJobs(name, { id: response.body.id });
-      if (job?.state === 'completed') return settleLoop();
-      if (job?.state === 'failed') throw new Error(`${name} failed: ${JSON.stringify(job.output)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`${name} did not finish`);
+    await runJobThroughApi(t, auth, name, payload);
+    await settleLoop();
   }
 
   await runJob('fee-configuration-sync');

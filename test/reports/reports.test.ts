@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
-import { deliver, fixtureBodies, fixtureNames, settle } from '../helpers/fixtures.ts';
+import { deliver, fixtureBodies, fixtureNames, runJobThroughApi, settle } from '../helpers/fixtures.ts';
 
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
 const DAY = '2026-11-02';
@@ -34,17 +34,7 @@ const live = (id: string, amount: number, currency: string, accountId = 'acc_liv
     }),
   );
 
-async function runJob(name: string, body: object) {
-  const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(body);
-  expect(response.status).toBe(202);
-  for (let tries = 0; tries < 200; tries++) {
-    const [job] = await t.boss.findJobs(name, { id: response.body.id });
-    if (job?.state === 'completed') return;
-    if (job?.state === 'failed') throw new Error(`${name} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
-}
+const runJob = (name: string, body: object) => runJobThroughApi(t, auth, name, body);
 
 async function latest(kind: string) {
   const list = await request(t.app).get(`/api/reports?kind=${kind}`).set(auth);

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runJobThroughApi } from '../helpers/fixtures.ts';
 
 // The report reads only projections, and the dispute projection is written apart: the rows are inserted as
 // the projections would hold them. The day is 2026-11-05; "earlier" is 2026-11-01.
@@ -102,17 +103,7 @@ let t: TestApp;
 let reportId: string;
 let report: Record<string, Record<string, unknown>[]>;
 
-async function runJob(name: string, body: object) {
-  const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(body);
-  expect(response.status).toBe(202);
-  for (let tries = 0; tries < 200; tries++) {
-    const [job] = await t.boss.findJobs(name, { id: response.body.id });
-    if (job?.state === 'completed') return;
-    if (job?.state === 'failed') throw new Error(`${name} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
-}
+const runJob = (name: string, body: object) => runJobThroughApi(t, auth, name, body);
 
 beforeAll(async () => {
   t = await startTestApp({ worker: true, workerJobs: ['daily-report'] });

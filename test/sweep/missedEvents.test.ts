@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { runScript } from '../helpers/childProcess.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
-import { deliver, settle } from '../helpers/fixtures.ts';
+import { deliver, runJobThroughApi, settle } from '../helpers/fixtures.ts';
 import { dumpProjections } from '../helpers/projections.ts';
 import { startSimulator } from '../helpers/simulator.ts';
 
@@ -53,15 +53,8 @@ const webhook = (name: string, data: object) =>
   JSON.stringify(paymentEvent({ account_id: ACCOUNT, event_name: name, data }));
 
 async function runJob(name: string, payload: object = {}) {
-  const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
-  expect(response.status).toBe(202);
-  for (let tries = 0; tries < 600; tries++) {
-    const jobs = await t.boss.findJobs(name, { id: response.body.id });
-    if (jobs[0]?.state === 'completed') return settle(t);
-    if (jobs[0]?.state === 'failed') throw new Error(`${name} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
+  await runJobThroughApi(t, auth, name, payload);
+  await settle(t);
 }
 
 const openMissed = async () =>
