@@ -30,8 +30,8 @@ simulator.app.listen(port, () => {
       `  send a priced payment: curl -s localhost:${port}/dev/payments -H 'content-type: application/json' \\\n` +
       `    -d '{"webhook_url":"http://localhost:3000/webhooks","secret":"'$(cat .data/webhook-secret)'","account_id":"acc_demo","amount":1234}'\n` +
       `  controls: "drop_webhooks": true on /dev/payments, POST /dev/drop-webhooks, PUT /dev/payments/{id},\n` +
-      `    PUT /dev/forwarding/requests/{id}, POST /dev/seed-payments (see README, "Provider simulator")\n` +
-      `  payouts: POST /dev/payouts, POST /dev/payouts/{id}/status (see docs/payouts-sync.md)\n` +
-      `  bank statement of the paid payouts: GET /dev/bank-statement?format=csv|camt053|bai2 (see docs/bank-statements.md)\n`,
+      `    PUT /dev/forwarding/requests/{id}, POST /dev/seed-payments (see docs/reconciliation.md, "Try it against the simulator")\n` +
+      `  payouts: POST /dev/payouts, POST /dev/payouts/{id}/status (see docs/payouts-sync.md, "The provider simulator")\n` +
+      `  bank statement of the paid payouts: GET /dev/bank-statement?format=csv|camt053|bai2 (see docs/payouts-sync.md, "The provider simulator")\n`,
   );
 });
