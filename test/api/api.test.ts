@@ -6,6 +6,7 @@ import { defineJob, type JobDefinition } from '../../src/queue/job.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 // A scheduled job registered only here, so the route is exercised before real scheduled jobs exist.
 const sampleJob = defineJob({
@@ -57,11 +58,15 @@ describe('GET /api/status', () => {
     // Deliveries waiting for the worker are unprocessed events (the raw log is its queue), not jobs.
     expect((await request(t.app).post('/api/jobs/capture-expiry-scan').set(auth).send({})).status).toBe(202);
     // queued_jobs is pg-boss's own count, refreshed by its monitor (every 10 s): wait for it to see the job.
-    let response = await request(t.app).get('/api/status').set(auth);
-    for (let tries = 0; tries < 300 && response.body.data?.queued_jobs !== 1; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      response = await request(t.app).get('/api/status').set(auth);
-    }
+    const response = await waitFor(
+      'pg-boss to count the queued job',
+      async () => {
+        const status = await request(t.app).get('/api/status').set(auth);
+        until(status.body.data?.queued_jobs === 1, `queued_jobs ${status.body.data?.queued_jobs}`);
+        return status;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(response.status).toBe(200);
     const oldest = await t.pool.query<{ at: Date }>('select min(received_at) as at from events');
     expect(response.body).toEqual({

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitForJobs } from '../helpers/fixtures.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 import { csrfOf, page, signIn, textOf } from './signIn.ts';
 
 let t: TestApp;
@@ -233,8 +234,10 @@ describe('re-processing a delivery from the console', () => {
           [bad.id],
         )
       ).rows[0];
-    for (let tries = 0; tries < 100 && (await stored()).status !== 'failed'; tries++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor('the bad delivery to fail', async () => {
+      const row = await stored();
+      until(row.status === 'failed', `status ${row.status}`);
+    });
     // As if the worker had tried five times: it is no longer claimed by itself.
     await t.pool.query(`update events set attempts = 5, retry_at = null where event_id = $1`, [bad.id]);
     const { id } = await stored();
@@ -255,11 +258,11 @@ describe('re-processing a delivery from the console', () => {
       .send({ _csrf: adminPage.csrf() });
     expect(response.status).toBe(303);
     // The worker claims it again and it fails again, on its first attempt of a new round.
-    let row = await stored();
-    for (let tries = 0; tries < 100 && !(row.status === 'failed' && row.attempts === 1); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      row = await stored();
-    }
+    const row = await waitFor('the reprocessed delivery to fail on its first attempt', async () => {
+      const current = await stored();
+      until(current.status === 'failed' && current.attempts === 1, JSON.stringify(current));
+      return current;
+    });
     expect(row).toEqual({ id, status: 'failed', attempts: 1, retrying: true });
   });
 });

@@ -9,6 +9,7 @@ import { API_TOKEN, startTestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { dumpProjections } from '../helpers/projections.ts';
 import { type Role, startRole } from '../helpers/roles.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 const DELIVERIES = 50_000;
 const SECRET = 'whsec_process_test';
@@ -103,12 +104,8 @@ function deliveries(): string[] {
   return bodies;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string) {
+  await waitFor(what, async () => until(await check(), 'not yet'), { timeoutMs, intervalMs: 250 });
 }
 
 it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes everything exactly once and reconciles every payment on its newest state within 2 minutes', async () => {
@@ -157,9 +154,17 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
       )
     ).rows[0].n as number;
   for (let round = 0; round < 3; round++) {
-    await waitFor(async () => next > (round + 1) * 12_000 || next >= bodies.length, 120_000, 'load progress');
+    await waitUntil(
+      async () => next > (round + 1) * 12_000 || next >= bodies.length,
+      120_000,
+      'load progress',
+    );
     if (round < 2) {
-      await waitFor(async () => (await activeReconciliations()) > 0, 60_000, 'reconciliations to be active');
+      await waitUntil(
+        async () => (await activeReconciliations()) > 0,
+        60_000,
+        'reconciliations to be active',
+      );
       worker.child.kill('SIGKILL');
       activeAtKill.push(await activeReconciliations());
     }
@@ -194,7 +199,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
     // acknowledgement everything is processed, no job of any queue waits or runs, and every payment is
     // reconciled on its newest state. pg-boss's table is read directly on purpose: its API counts active
     // jobs only as of its last monitor pass, and listing 40,000 jobs to find stuck ones would take the queue.
-    await waitFor(
+    await waitUntil(
       async () => {
         const { rows } = await t.pool.query(
           `select (select count(*) from events where status <> 'processed')::int as waiting,

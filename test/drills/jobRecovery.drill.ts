@@ -7,15 +7,12 @@ import { startWorkers } from '../../src/queue/workers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain, waitForJobs } from '../helpers/fixtures.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(what, async () => until(await check(), 'not yet'), { timeoutMs, intervalMs: 200 });
 }
 
 describe('every queue has a bounded recovery', () => {

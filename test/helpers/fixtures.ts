@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { recordedDeliverySchema } from '../../src/ingest/recorded.ts';
 import type { TestApp } from './app.ts';
 import { postSigned } from './deliveries.ts';
+import { until, waitFor } from './waitFor.ts';
 
 const DIR = new URL('../fixtures/recorded/', import.meta.url);
 
@@ -55,27 +56,27 @@ export async function unfinishedJobs(t: TestApp, names: string[], states = UNFIN
 
 /** Waits until no job of these queues (named upstream first) is created, retrying or active. */
 export async function waitForJobs(t: TestApp, names: string[], timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const unfinished = await unfinishedJobs(t, names);
-    if (unfinished.length === 0) return;
-    if (Date.now() > deadline) {
+  await waitFor(
+    `jobs of ${names.join(', ')} to finish`,
+    async () => {
+      const unfinished = await unfinishedJobs(t, names);
       const detail = unfinished.map((job) => ({ name: job.name, state: job.state, output: job.output }));
-      throw new Error(`jobs did not finish: ${JSON.stringify(detail)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+      until(unfinished.length === 0, `unfinished: ${JSON.stringify(detail)}`);
+    },
+    { timeoutMs },
+  );
 }
 
 /** Waits until the worker has projected every stored delivery (retries of an already failed one aside). */
 export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await t.pool.query(`select id, error from events where status = 'received' limit 20`);
-    if (rows.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`worker did not drain: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    'the worker to project every stored delivery',
+    async () => {
+      const { rows } = await t.pool.query(`select id, error from events where status = 'received' limit 20`);
+      until(rows.length === 0, `still received: ${JSON.stringify(rows)}`);
+    },
+    { timeoutMs },
+  );
 }
 
 /** Waits until processing and the reconciliations it queued are done. */
@@ -96,11 +97,13 @@ export async function runJobThroughApi(
 ): Promise<void> {
   const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(payload);
   expect(response.status, JSON.stringify(response.body)).toBe(202);
-  for (let tries = 0; tries < 600; tries++) {
-    const [job] = await t.boss.findJobs(name, { id: response.body.id });
-    if (job?.state === 'completed') return;
-    if (job?.state === 'failed') throw new Error(`${name} failed: ${JSON.stringify(job.output)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${name} did not finish`);
+  await waitFor(
+    `job ${name} to complete`,
+    async () => {
+      const [job] = await t.boss.findJobs(name, { id: response.body.id });
+      if (job?.state === 'failed') throw new Error(`${name} failed: ${JSON.stringify(job.output)}`);
+      until(job?.state === 'completed', `state ${job?.state ?? 'unknown'}`);
+    },
+    { timeoutMs: 30_000 },
+  );
 }

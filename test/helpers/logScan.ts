@@ -1,6 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { redactCardNumbersInText } from '../../src/domain/cardNumbers.ts';
 
 /** Where every app and process the tests start writes its log lines, for the scan after the run. */
 export const TEST_LOG_DIR = path.join(import.meta.dirname, '..', '..', '.test-logs');
@@ -22,8 +21,8 @@ export const TEST_SECRETS = [
 
 /**
  * Every log line written during the run, checked for a configured secret or a full card number (pino's
- * own millisecond `time` is left out: it is not data). A card number is what the redactor itself would
- * still change. Returns the problems found and how many lines were read.
+ * own millisecond `time` is left out: it is not data). Card numbers are found by findCardNumber below, not by
+ * the redactor under test. Returns the problems found and how many lines were read.
  */
 export async function scanLogs(dir: string): Promise<{ lines: number; problems: string[] }> {
   const problems: string[] = [];
@@ -36,11 +35,49 @@ export async function scanLogs(dir: string): Promise<{ lines: number; problems: 
       for (const secret of TEST_SECRETS) {
         if (text.includes(secret)) problems.push(`${file}: a secret (${secret.slice(0, 6)}…) was logged`);
       }
-      if (redactCardNumbersInText(text) !== text) problems.push(`${file}: a card number was logged`);
+      if (findCardNumber(text) !== null) problems.push(`${file}: a card number was logged`);
     }
   }
   if (lines === 0) problems.push('no log line was written: the scan saw nothing');
   return { lines, problems };
+}
+
+const UUID = /[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/gi;
+// What may stand between the digit groups of one written card number.
+const SEPARATORS = new Set([' ', '-', '.', '\u00a0', '  ']);
+
+/**
+ * A Luhn-valid run of 13 to 19 digits made of whole, consecutive digit groups (UUIDs aside), or null. Written
+ * apart from src/domain/cardNumbers.ts on purpose, by brute force over every run of groups: a scan that used the
+ * redactor would miss exactly what the redactor misses.
+ */
+export function findCardNumber(text: string): string | null {
+  const scanned = text.replace(UUID, '#');
+  const groups = [...scanned.matchAll(/\d+/g)];
+  for (let first = 0; first < groups.length; first++) {
+    let digits = '';
+    for (let last = first; last < groups.length; last++) {
+      const group = groups[last] as RegExpMatchArray;
+      if (last > first) {
+        const previous = groups[last - 1] as RegExpMatchArray;
+        const gap = scanned.slice((previous.index ?? 0) + previous[0].length, group.index);
+        if (!SEPARATORS.has(gap)) break;
+      }
+      digits += group[0];
+      if (digits.length > 19) break;
+      if (digits.length >= 13 && luhn(digits)) return digits;
+    }
+  }
+  return null;
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let fromRight = 0; fromRight < digits.length; fromRight++) {
+    const digit = Number(digits[digits.length - 1 - fromRight]);
+    sum += fromRight % 2 === 0 ? digit : digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+  }
+  return sum % 10 === 0;
 }
 
 // `npm test` runs this after vitest: the run fails if any log line of the whole run leaked something.

@@ -6,6 +6,7 @@ import { sendWebhook } from '../../src/dev/simulator/webhook.ts';
 import { API_TOKEN, SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
 import { drain, runJobThroughApi, unfinishedJobs } from '../helpers/fixtures.ts';
 import { startSimulator } from '../helpers/simulator.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 // The whole payout loop over HTTP: the provider simulator prices payments with its fee configurations and
 // pays them out, sending signed webhooks to a Tally listening on a real port, whose real worker projects
@@ -74,14 +75,18 @@ export async function startLoop(
 
   /** Waits until every delivery is projected and every job it led to (and theirs) has finished. */
   async function settleLoop() {
-    const deadline = Date.now() + 30_000;
-    for (let quiet = 0; quiet < 2; ) {
-      await drain(t);
-      const unfinished = await unfinishedJobs(t, QUEUES);
-      quiet = unfinished.length === 0 ? quiet + 1 : 0;
-      if (Date.now() > deadline) throw new Error(`loop did not settle: ${JSON.stringify(unfinished)}`);
-      if (quiet < 2) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Quiet twice in a row: a job that finishes can queue the next one (a sync queues its reconciliation).
+    let quiet = 0;
+    await waitFor(
+      'the loop to settle',
+      async () => {
+        await drain(t);
+        const unfinished = await unfinishedJobs(t, QUEUES);
+        quiet = unfinished.length === 0 ? quiet + 1 : 0;
+        until(quiet >= 2, `unfinished: ${JSON.stringify(unfinished)}`);
+      },
+      { timeoutMs: 30_000 },
+    );
   }
 
   async function runJob(name: string, payload: object = {}) {

@@ -2,6 +2,7 @@ import { parse } from 'node-html-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runJobThroughApi } from '../helpers/fixtures.ts';
 import { seedPayouts } from './readSeed.ts';
 
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
@@ -9,22 +10,10 @@ const DAY = '2026-11-02';
 let t: TestApp;
 let reportId: string;
 
-async function runDailyReport() {
-  const response = await request(t.app).post('/api/jobs/daily-report').set(auth).send({ date: DAY });
-  expect(response.status).toBe(202);
-  for (let tries = 0; tries < 200; tries++) {
-    const [job] = await t.boss.findJobs('daily-report', { id: response.body.id });
-    if (job?.state === 'completed') return;
-    if (job?.state === 'failed') throw new Error('daily-report failed');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('daily-report did not finish');
-}
-
 beforeAll(async () => {
   t = await startTestApp({ worker: true, workerJobs: ['daily-report'] });
   await seedPayouts(t.pool);
-  await runDailyReport();
+  await runJobThroughApi(t, auth, 'daily-report', { date: DAY });
   const list = await request(t.app).get('/api/reports?kind=daily').set(auth);
   reportId = list.body.data[0].id;
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeAll, expect, inject, it } from 'vitest';
 import { sign } from '../../src/ingest/signature.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 let databaseUrl: string;
 const children: ChildProcess[] = [];
@@ -65,13 +66,14 @@ it('web and worker run as separate processes: a delivery is stored and projected
   // The worker claims the stored delivery from the raw log and projects it.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   try {
-    let status = '';
-    for (let tries = 0; tries < 100 && status !== 'processed'; tries++) {
-      const { rows } = await pool.query('select status from events');
-      status = rows[0]?.status ?? '';
-      if (status !== 'processed') await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe('processed');
+    await waitFor(
+      'the worker process to project the delivery',
+      async () => {
+        const { rows } = await pool.query('select status from events');
+        until(rows[0]?.status === 'processed', `status ${rows[0]?.status ?? 'none'}`);
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
   } finally {
     await pool.end();
   }

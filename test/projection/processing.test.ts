@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain } from '../helpers/fixtures.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,12 +16,11 @@ const event = (eventName: string, data: Record<string, unknown>) =>
 
 // Waits for one delivery to leave `received`, whatever it ends as.
 async function settled(eventId: string) {
-  for (let tries = 0; tries < 200; tries++) {
+  return waitFor(`${eventId} to leave received`, async () => {
     const { rows } = await t.pool.query(`select status, error from events where event_id = $1`, [eventId]);
-    if (rows[0] && rows[0].status !== 'received') return rows[0];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${eventId} was not processed`);
+    until(rows[0] !== undefined && rows[0].status !== 'received', `status ${rows[0]?.status ?? 'none'}`);
+    return rows[0];
+  });
 }
 
 describe('a delivery whose data cannot be processed', () => {

@@ -6,6 +6,7 @@ import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain, settle as settleFixtures, waitForJobs } from '../helpers/fixtures.ts';
 import { type Fee, pricedPaymentBody } from '../helpers/pricedPayments.ts';
 import { startSimulator } from '../helpers/simulator.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 const ACCOUNT = 'acc_loop';
 const START = '2026-10-01T00:00:00.000Z';
@@ -83,11 +84,10 @@ describe('before the first sync', () => {
   it('fee checks that need configurations are counted as unverified, not reported', async () => {
     await deliver(t.app, [payment('py_early', correct('pyfee_early'))]);
     await drain(t);
-    for (let tries = 0; tries < 100; tries++) {
+    await waitFor('the payment to be counted unverified', async () => {
       const status = await request(t.app).get('/api/status').set(auth);
-      if (status.body.data.unverified_fee_payments === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      until(status.body.data.unverified_fee_payments === 1, `${status.body.data.unverified_fee_payments}`);
+    });
     const status = await request(t.app).get('/api/status').set(auth);
     expect(status.body.data).toMatchObject({ unverified_fee_payments: 1, last_fee_sync_at: null });
     expect(await openFindings()).toEqual([]);

@@ -5,6 +5,7 @@ import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
 import { startSimulator } from '../helpers/simulator.ts';
+import { StillWaiting, waitFor } from '../helpers/waitFor.ts';
 
 const ACCOUNT = 'acc_report';
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
@@ -41,18 +42,16 @@ const priced = (id: string, amount: number, brand: string, fee: number, config: 
 // Syncs every account, which ends by queueing the comparison report; resolves with that report.
 async function syncAndReport(previousCount: number) {
   expect((await request(t.app).post('/api/jobs/fee-configuration-sync').set(auth).send({})).status).toBe(202);
-  for (let tries = 0; tries < 400; tries++) {
+  const id = await waitFor('the fee configuration report', async () => {
     const list = await request(t.app).get('/api/reports?kind=fee-configurations').set(auth);
-    if (list.body.data.length > previousCount) {
-      return (await request(t.app).get(`/api/reports/${list.body.data[0].id}.json`).set(auth)).body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const jobs = await Promise.all(
-    ['fee-configuration-sync', 'fee-configuration-report'].map((name) => t.boss.findJobs(name)),
-  );
-  const detail = jobs.flat().map((job) => ({ name: job.name, state: job.state, output: job.output }));
-  throw new Error(`no fee configuration report: ${JSON.stringify(detail)}`);
+    if (list.body.data.length > previousCount) return list.body.data[0].id as string;
+    const jobs = await Promise.all(
+      ['fee-configuration-sync', 'fee-configuration-report'].map((name) => t.boss.findJobs(name)),
+    );
+    const detail = jobs.flat().map((job) => ({ name: job.name, state: job.state, output: job.output }));
+    throw new StillWaiting(`jobs: ${JSON.stringify(detail)}`);
+  });
+  return (await request(t.app).get(`/api/reports/${id}.json`).set(auth)).body;
 }
 
 beforeAll(async () => {

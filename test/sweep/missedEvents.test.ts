@@ -7,6 +7,7 @@ import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, runJobThroughApi, settle } from '../helpers/fixtures.ts';
 import { dumpProjections } from '../helpers/projections.ts';
 import { startSimulator } from '../helpers/simulator.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 // The missed-event sweep against the provider simulator: webhooks dropped for some payments, a newer state
 // never delivered, a fee breakdown that never arrived, and a late delivery that resolves what was missed.
@@ -304,13 +305,13 @@ describe('missed-event sweep', () => {
     provider.simulator.putPayment(withoutCurrency);
     // Not settled: the failed delivery's job is retried with back-off, as any bad delivery's.
     expect((await request(t.app).post('/api/jobs/missed-event-sweep').set(auth).send({})).status).toBe(202);
-    let rows: { status: string; error: string | null }[] = [];
-    for (let tries = 0; tries < 400 && rows[0]?.status !== 'failed'; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      ({ rows } = await t.pool.query(
+    const rows = await waitFor('the invalid snapshot to fail in the worker', async () => {
+      const { rows: stored } = await t.pool.query(
         `select status, error from events where source = 'api' and convert_from(raw_body, 'utf8')::jsonb->'data'->>'id' = 'py_sweep_invalid'`,
-      ));
-    }
+      );
+      until(stored[0]?.status === 'failed', JSON.stringify(stored));
+      return stored;
+    });
     expect(rows).toEqual([{ status: 'failed', error: 'invalid data: currency: missing' }]);
   });
 });
