@@ -72,7 +72,11 @@ export function startRole(role: string, env: Record<string, string>): Promise<Ch
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const ready = role.endsWith('worker.ts') ? '"worker started"' : '"web listening"';
+  const ready = role.endsWith('worker.ts')
+    ? '"worker started"'
+    : role.endsWith('clock.ts')
+      ? '"clock started"'
+      : '"web listening"';
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes(ready)) resolve(child);
