@@ -7,7 +7,7 @@ import {
   type WebhookHandler,
   webhookRoutes,
 } from '../ingest/route.ts';
-import { consoleRoutes } from './console/console.ts';
+import { consoleRoutes, sendFavicon } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
@@ -40,6 +40,7 @@ export function createApp(
   app.use(healthRoutes(deps));
   const tokens = apiTokensFrom(deps.config);
   app.get('/', (_req, res) => res.redirect(302, '/console'));
+  app.get('/favicon.ico', sendFavicon);
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',

@@ -1,15 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, serve } from '../../src/api/serve.ts';
 import { deliverPayment } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium, watchProblems } from './browser.ts';
 
-// Debian's chromium, installed by `npm test`'s pretest step when missing: never skipped silently.
-const CHROMIUM = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
 const ARTIFACTS = path.join(import.meta.dirname, '..', '..', '.test-artifacts', 'console');
 
 let t: TestApp;
@@ -25,11 +23,7 @@ beforeAll(async () => {
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' ? address?.port : address}`;
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -49,12 +43,8 @@ async function submit(page: Page, selector: string) {
 describe('the console in a real browser', () => {
   it('signs in, reads the overview, filters findings, opens a payment, acknowledges and accepts, signs out', async () => {
     const page = await browser.newPage();
-    // Every request the pages make answers; the browser's own favicon guess aside.
-    const failures: string[] = [];
-    page.on('response', (response) => {
-      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
-        failures.push(`${response.status()} ${response.url()}`);
-    });
+    // Every request of every page answers, the icon included, and nothing is logged as an error.
+    const problems = watchProblems(page);
     await page.setViewport({ width: 1280, height: 900 });
     // Each request and its answer, for the message of a failed step.
     const trace: string[] = [];
@@ -105,6 +95,7 @@ describe('the console in a real browser', () => {
     expect(page.url()).toBe(`${base}/console/sign-in`);
     await page.goto(`${base}/console/findings`);
     expect(page.url()).toBe(`${base}/console/sign-in`);
-    expect(failures).toEqual([]);
+    await page.goto(`${base}/favicon.ico`);
+    expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -228,9 +228,9 @@ describe('the console', () => {
     expect(response.status).toBe(200);
     const root = parse(html);
     expect(root.querySelector('nav a[href="/console/declines"]')?.getAttribute('aria-current')).toBe('page');
-    expect(root.querySelectorAll('main tbody tr').map((row) => row.querySelector('td')?.textContent)).toEqual(
-      ['py_rs_4', 'py_rs_3', 'py_rs_1'],
-    );
+    expect(
+      root.querySelectorAll('main tbody tr').map((row) => row.querySelector('td a')?.textContent),
+    ).toEqual(['py_rs_4', 'py_rs_3', 'py_rs_1']);
     expect(root.querySelectorAll('main script, main img')).toHaveLength(0);
     const text = textOf(html);
     expect(text).toContain(HOSTILE);

@@ -186,7 +186,7 @@ describe('the console', () => {
       .querySelectorAll('tbody tr')
       .map((row) => {
         const cells = row.querySelectorAll('td').map((cell) => cell.textContent.trim());
-        return [cells[1], cells[8]];
+        return [cells[2], cells[1]];
       });
     expect(rows.map(([, stake]) => stake)).toEqual(['$3.00', '$0.50', '$0.30', '$0.30', '—']);
     expect(rows.map(([code]) => code)).toEqual([

@@ -6,6 +6,7 @@ import { openApiDocument } from '../../src/api/openapi/document.ts';
 import { FINDING_ORDERS } from '../../src/findings/queries.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { contractProblem, describedRoute } from '../helpers/contract.ts';
+import { routerRoutes } from '../helpers/routes.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,34 +14,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Layer = {
-  route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
-  rawPath?: unknown;
-};
-
-/** Every `METHOD /path` the app's router answers, express's `:param` kept as it is. */
-function routerRoutes(stack: Layer[], prefix = ''): string[] {
-  return stack.flatMap((layer) => {
-    if (layer.route) {
-      const { path, methods } = layer.route;
-      return Object.keys(methods).map((method) => `${method.toUpperCase()} ${prefix}${path}`);
-    }
-    if (!Array.isArray(layer.handle?.stack)) return [];
-    const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
-    return routerRoutes(layer.handle.stack, `${prefix}${mount}`);
-  });
-}
-
-// Pages for a person's browser, not the API: the console and the redirect to it.
-const NOT_API = (route: string) => route === 'GET /' || / \/console(\/|$)/.test(route);
+// Pages for a person's browser, not the API: the console, the redirect to it and its icon.
+const NOT_API = (route: string) =>
+  route === 'GET /' || route === 'GET /favicon.ico' || / \/console(\/|$)/.test(route);
 const documented = Object.entries(openApiDocument().paths).flatMap(([path, methods]) =>
   Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
 );
 type Parameter = { name: string; schema: unknown };
 const parametersOf = (path: string, method: string): Parameter[] =>
   (openApiDocument().paths[path]?.[method] as { parameters?: Parameter[] } | undefined)?.parameters ?? [];
-const routes = () => routerRoutes((t.app as unknown as { router: { stack: Layer[] } }).router.stack);
+const routes = () => routerRoutes(t.app);
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {

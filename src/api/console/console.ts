@@ -1,5 +1,5 @@
 import path from 'node:path';
-import express, { type ErrorRequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
@@ -33,14 +33,21 @@ const securityHeaders = helmet({
   referrerPolicy: { policy: 'no-referrer' },
 });
 
+const ASSETS = path.join(import.meta.dirname, 'assets');
+
+/**
+ * GET /favicon.ico: the console's icon (a 32 × 32 icon file drawn from assets/favicon.svg, which the pages link)
+ * for browsers and bookmarks that ask the site's root. It changes about never, so it is cached for 30 days.
+ */
+export const sendFavicon: RequestHandler = (_req, res, next) => {
+  res.sendFile(path.join(ASSETS, 'favicon.ico'), { maxAge: '30d' }, (err) => err && next(err));
+};
+
 /** GET /console: the operator console, server-rendered, signed in with an API token. */
 export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
   const router = express.Router();
   router.use(securityHeaders);
-  router.use(
-    '/assets',
-    express.static(path.join(import.meta.dirname, 'assets'), { index: false, maxAge: '1h' }),
-  );
+  router.use('/assets', express.static(ASSETS, { index: false, maxAge: '1h' }));
   if (!tokens.configured) {
     router.use((req, res) => renderPage(req, res, 'disabled', {}, 404));
     return router;
