@@ -16,7 +16,8 @@ export const envelopeSchema = z.looseObject({
 
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-const MAX_DEPTH = 64;
+/** How deep a delivery's body may nest; a deeper one is quarantined, and never walked any further. */
+export const MAX_DEPTH = 64;
 
 export type ParsedEnvelope =
   | { ok: true; envelope: Envelope }
@@ -25,8 +26,7 @@ export type ParsedEnvelope =
 /** Validates a parsed JSON body; a failure names the first problems so the quarantine is explainable. */
 export function parseEnvelope(body: unknown, rawText: string): ParsedEnvelope {
   const id = candidateId(body);
-  if (depthOf(body, 0) > MAX_DEPTH)
-    return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels`, id };
+  if (isNestedTooDeep(body)) return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels`, id };
   // Postgres jsonb cannot hold NUL characters or unpaired surrogates (JSON.stringify escapes only those).
   // In valid UTF-8 JSON both can only be written as \u escapes, so most bodies skip the re-serialization.
   if (rawText.includes('\\u') && /\\u0000|\\ud[89a-f][0-9a-f]{2}/i.test(JSON.stringify(body))) {
@@ -41,6 +41,9 @@ function candidateId(body: unknown): string | null {
   if (typeof body !== 'object' || body === null || !('id' in body)) return null;
   return typeof body.id === 'string' && body.id.length <= 255 ? body.id : null;
 }
+
+/** Whether a parsed JSON value nests deeper than `MAX_DEPTH`; the walk stops one level below it. */
+export const isNestedTooDeep = (value: unknown) => depthOf(value, 0) > MAX_DEPTH;
 
 function depthOf(value: unknown, depth: number): number {
   if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) return depth;

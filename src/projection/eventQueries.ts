@@ -62,13 +62,22 @@ export function paymentIdOf(event: EventToProcess): string | null {
   return typeof id === 'string' && id.startsWith('py_') ? id : null;
 }
 
-/** Leaves the delivery visible as failed, with why, and when it is tried again; a later success clears it. */
-export async function markEventFailed(db: Queryable, event: EventToProcess, error: string): Promise<void> {
+/**
+ * Leaves the delivery visible as failed, with why, and when it is tried again (never, with `retry: false`); a
+ * later success clears it.
+ */
+export async function markEventFailed(
+  db: Queryable,
+  event: EventToProcess,
+  error: string,
+  { retry }: { retry: boolean } = { retry: true },
+): Promise<void> {
   await db.query(
     `update events set status = 'failed', error = $2::text, attempts = attempts + 1, payment_id = $4::text,
-            retry_at = case when attempts + 1 < $3::int then now() + make_interval(secs => 2 * 2 ^ (attempts + 1)) end
+            retry_at = case when $5::boolean and attempts + 1 < $3::int
+                            then now() + make_interval(secs => 2 * 2 ^ (attempts + 1)) end
       where id = $1::bigint`,
-    [event.id, error, PROCESSING_ATTEMPTS, paymentIdOf(event)],
+    [event.id, error, PROCESSING_ATTEMPTS, paymentIdOf(event), retry],
   );
 }
 

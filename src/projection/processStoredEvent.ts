@@ -2,6 +2,7 @@ import { ZodError } from 'zod';
 import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
+import { isNestedTooDeep, MAX_DEPTH } from '../ingest/envelope.ts';
 import { describeIssues } from '../issues.ts';
 import { enqueueLineSyncs } from '../payouts/enqueueLineSyncs.ts';
 import { enqueuePayoutReconciliations } from '../payouts/enqueuePayoutReconciliations.ts';
@@ -62,15 +63,20 @@ async function finishProcessing(
 const needsProcessing = (event: EventToProcess) =>
   event.status !== 'processed' && event.status !== 'quarantined';
 
-const toProject = (event: EventToProcess) => ({
-  rowId: event.id,
-  eventName: event.event_name,
-  accountId: event.account_id,
-  accountType: event.account_type,
-  receivedAt: event.received_at,
-  source: event.source,
-  data: event.body.data,
-});
+// Every webhook body is at most 64 levels deep (checked at ingest); an API snapshot the sweep stored is
+// checked here, so nothing the projection runs on a body meets an unbounded depth.
+function toProject(event: EventToProcess) {
+  if (isNestedTooDeep(event.body)) throw new Error(`body nested deeper than ${MAX_DEPTH} levels`);
+  return {
+    rowId: event.id,
+    eventName: event.event_name,
+    accountId: event.account_id,
+    accountType: event.account_type,
+    receivedAt: event.received_at,
+    source: event.source,
+    data: event.body.data,
+  };
+}
 
 /**
  * Validates every delivery into rows first (nothing is written if one is invalid), then projects them and
@@ -85,36 +91,73 @@ async function projectEvents(client: PoolClient, boss: Boss, events: EventToProc
 }
 
 /**
+ * How long one batch may take to project, in milliseconds. A batch that takes longer is redone one delivery
+ * at a time, and a delivery that alone takes longer is marked failed for good (no automatic retry: it would
+ * only take as long again), so one slow delivery holds up the ones behind it once, not at every claim.
+ * JavaScript cannot stop a step that is running: what keeps a step short is that every step the worker runs
+ * on a body is linear in its size and capped in depth; the budget catches what is merely slow.
+ */
+export const BATCH_BUDGET_MS = 10_000;
+
+/** A projection that went over its budget: the delivery is failed for good, never retried automatically. */
+class OverBudgetError extends Error {}
+
+/**
+ * Runs one projection attempt under a savepoint, rolled back if it throws or takes longer than `budgetMs`.
+ * Returns null on success, else why it did not count.
+ */
+async function projectUnderSavepoint(
+  client: PoolClient,
+  budgetMs: number,
+  project: () => Promise<void>,
+): Promise<unknown> {
+  await client.query('savepoint projection');
+  const started = performance.now();
+  let failure: unknown = null;
+  try {
+    await project();
+    const seconds = (performance.now() - started) / 1000;
+    if (seconds * 1000 > budgetMs)
+      failure = new OverBudgetError(
+        `took ${seconds.toFixed(1)} s to process, over the budget of ${budgetMs / 1000} s; not retried automatically (tally reprocess --failed)`,
+      );
+  } catch (err) {
+    failure = err;
+  }
+  if (failure !== null) await client.query('rollback to savepoint projection');
+  return failure;
+}
+
+/**
  * Projects locked deliveries in a fixed handful of statements, which is what makes the worker fast. If any of
- * them fails (validation or a statement), the batch is rolled back to a savepoint and each delivery is
- * projected on its own, so one bad delivery never fails its neighbours; one that fails alone is marked failed
- * with the reason (retried later with back-off). The rows stay locked throughout, so no other worker
- * projects them meanwhile. Returns the error of each delivery that failed.
+ * them fails (validation or a statement), or the batch goes over its budget, it is rolled back to a savepoint
+ * and each delivery is projected on its own, so one bad delivery never fails its neighbours; one that fails
+ * alone is marked failed with the reason (retried later with back-off, unless it went over the budget). The
+ * rows stay locked throughout, so no other worker projects them meanwhile. Returns the error of each
+ * delivery that failed.
  */
 async function projectLocked(
   client: PoolClient,
   boss: Boss,
   locked: EventToProcess[],
+  budgetMs: number,
 ): Promise<Map<number, unknown>> {
   const events = locked.filter(needsProcessing);
   const failures = new Map<number, unknown>();
   if (events.length === 0) return failures;
-  await client.query('savepoint batch');
-  try {
-    await projectEvents(client, boss, events);
-    return failures;
-  } catch {
-    await client.query('rollback to savepoint batch');
-  }
+  const batchFailure = await projectUnderSavepoint(client, budgetMs, () =>
+    projectEvents(client, boss, events),
+  );
+  if (batchFailure === null) return failures;
   for (const event of events) {
-    await client.query('savepoint delivery');
-    try {
-      await projectEvents(client, boss, [event]);
-    } catch (err) {
-      await client.query('rollback to savepoint delivery');
-      await markEventFailed(client, event, describe(err));
-      failures.set(event.id, err);
-    }
+    // A delivery alone in its batch has just been tried on its own.
+    const failure =
+      events.length === 1
+        ? batchFailure
+        : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, boss, [event]));
+    if (failure === null) continue;
+    await markEventFailed(client, event, describe(failure), { retry: !(failure instanceof OverBudgetError) });
+    failures.set(event.id, failure);
   }
   return failures;
 }
@@ -126,21 +169,25 @@ async function projectLocked(
 export async function processNextEvents(
   { pool, boss }: ProcessingContext,
   limit: number,
+  budgetMs = BATCH_BUDGET_MS,
 ): Promise<{ claimed: number; failures: Map<number, unknown> }> {
   return withTransaction(pool, async (client) => {
     const claimed = await claimEventsToProcess(client, limit);
-    const failures = await traceWorkerBatch(claimed, () => projectLocked(client, boss, claimed));
+    const failures = await traceWorkerBatch(claimed, () => projectLocked(client, boss, claimed, budgetMs));
     return { claimed: claimed.length, failures };
   });
 }
 
-/** Projects these stored deliveries (those not processed yet) in one transaction. Returns the failures. */
+/**
+ * Projects these stored deliveries (those not processed yet) in one transaction, without a time budget: a
+ * person asked (`tally reprocess`), and no loop waits behind them. Returns the failures.
+ */
 export async function processStoredEvents(
   { pool, boss }: ProcessingContext,
   ids: number[],
 ): Promise<Map<number, unknown>> {
   return withTransaction(pool, async (client) =>
-    projectLocked(client, boss, await lockEventsToProcess(client, ids)),
+    projectLocked(client, boss, await lockEventsToProcess(client, ids), Number.POSITIVE_INFINITY),
   );
 }
 

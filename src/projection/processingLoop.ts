@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
-import { type ProcessingContext, processNextEvents } from './processStoredEvent.ts';
+import { BATCH_BUDGET_MS, type ProcessingContext, processNextEvents } from './processStoredEvent.ts';
 
 export type ProcessingOptions = {
   /** Deliveries claimed and projected per transaction. */
@@ -9,12 +9,15 @@ export type ProcessingOptions = {
   concurrency: number;
   /** How long an idle loop waits before looking for new deliveries again: the worker's lag when idle. */
   idleMilliseconds: number;
+  /** How long one batch may take (`BATCH_BUDGET_MS`, docs/reliability.md); smaller in tests. */
+  batchBudgetMilliseconds: number;
 };
 
 export const PROCESSING_DEFAULTS: ProcessingOptions = {
   batchSize: 500,
   concurrency: 2,
   idleMilliseconds: 200,
+  batchBudgetMilliseconds: BATCH_BUDGET_MS,
 };
 
 // After an error (the database gone, say) a loop waits longer each time, up to this, before trying again.
@@ -38,7 +41,11 @@ export function startEventProcessing(
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
-        const { claimed, failures } = await processNextEvents(context, options.batchSize);
+        const { claimed, failures } = await processNextEvents(
+          context,
+          options.batchSize,
+          options.batchBudgetMilliseconds,
+        );
         errors = 0;
         for (const [id, err] of failures)
           log.error({ deliveryId: id, err }, 'process-event failed: delivery kept as failed');
