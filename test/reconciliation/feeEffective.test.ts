@@ -55,8 +55,8 @@ describe('fee_configuration_not_effective (start-inclusive, end-exclusive)', () 
       fees: [fee('pyfee_proc', 'processing_fee', 334, visaEcomm), platformFee],
       configurations: ALL,
       findings: [
-        // No visa brand configuration is in effect then; the base one, ecommV2, gives 413 ¢.
-        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z'), null),
+        // No visa brand configuration is in effect then, so the rules pick the base one: ecommV2 gives 413 ¢.
+        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z'), 413 - 334),
         notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm, 413 - 334),
       ],
     },
