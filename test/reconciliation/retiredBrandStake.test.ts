@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import { deliver, drain, runJobThroughApi, settle } from '../helpers/fixtures.ts';
+import { deliver, drain, runJobThroughApi, settle, waitForJobs } from '../helpers/fixtures.ts';
 import { pricedPaymentBody } from '../helpers/pricedPayments.ts';
 import { startSimulator } from '../helpers/simulator.ts';
 
@@ -88,6 +90,30 @@ describe('a fee priced by a retired brand configuration', () => {
         actual: CREATED,
         at_stake: 15,
       },
+    ]);
+  });
+  it('migration 0027: a finding left without at_stake gets it from its payment reconciled again by reconcile-stale', async () => {
+    const stakes = async () =>
+      (
+        await t.pool.query(
+          `select code, at_stake::int as at_stake from findings
+            where subject_id = 'pyfee_retired_proc' and status = 'open' order by code`,
+        )
+      ).rows;
+    await t.pool.query(
+      `update findings set at_stake = null
+        where subject_id = 'pyfee_retired_proc' and code = 'fee_configuration_not_effective'`,
+    );
+    const migration = await readFile(
+      path.join(import.meta.dirname, '../../migrations/0027_payout_listing_start.sql'),
+      'utf8',
+    );
+    await t.pool.query(migration);
+    await runJobThroughApi(t, auth, 'reconcile-stale');
+    await waitForJobs(t, ['reconcile-payments']);
+    expect(await stakes()).toEqual([
+      { code: 'fee_configuration_not_applicable', at_stake: 15 },
+      { code: 'fee_configuration_not_effective', at_stake: 15 },
     ]);
   });
 });
