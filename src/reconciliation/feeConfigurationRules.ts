@@ -54,7 +54,7 @@ const selectedType = (
 ) => (fee.type === 'platform_fee' ? 'platform' : expectedProcessingType(payment, configurations, at));
 
 // The configuration of `feeType` in effect at `at`: what the fee should have been priced by.
-const effectiveOfType = (configurations: FeeConfiguration[], feeType: string | null, at: Date) =>
+const effectiveOfType = (configurations: FeeConfiguration[], feeType: string, at: Date) =>
   configurations.find((c) => c.feeType === feeType && isEffectiveAt(c, at));
 
 /**
@@ -100,7 +100,9 @@ function checkFee(
   const findings: FindingDraft[] = [];
   const described = describeConfiguration(configuration);
   const expectedType = selectedType(payment, fee, configurations, createdAt);
-  const atStake = stakeAgainst(payment, fee, effectiveOfType(configurations, expectedType, createdAt));
+  // An unknown payment method leaves the rules nothing to pick: the fee's own type is the best measure.
+  const measuredType = expectedType ?? configuration.feeType;
+  const atStake = stakeAgainst(payment, fee, effectiveOfType(configurations, measuredType, createdAt));
   if (!isEffectiveAt(configuration, createdAt)) {
     findings.push({
       code: 'fee_configuration_not_effective',
