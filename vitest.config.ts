@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The benchmarks, run small, are `npm run test:bench` (vitest.bench.config.ts): they check no correctness.
+    exclude: [...configDefaults.exclude, 'test/bench/**'],
     globalSetup: ['test/helpers/globalSetup.ts'],
     // Checks every API response against the OpenAPI document.
     setupFiles: ['test/helpers/contractSetup.ts'],

@@ -19,11 +19,15 @@ const commands: Record<string, (args: string[], context: CliContext) => Promise<
 
 const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n  ${bankUsage}\n`;
 
+// `tally help` is what the container entrypoint tells users to run; it is the same request as `--help`.
+const helpRequests = new Set(['--help', 'help']);
+
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;
 if (!command) {
-  process.stderr.write(name && name !== '--help' ? `unknown command "${name}"\n${help}` : help);
-  process.exit(name === '--help' ? 0 : 2);
+  const asked = name !== undefined && helpRequests.has(name);
+  process.stderr.write(name && !asked ? `unknown command "${name}"\n${help}` : help);
+  process.exit(asked ? 0 : 2);
 }
 try {
   // Parsed once, after the command is known (help needs no config), and every problem listed on failure.

@@ -39,18 +39,21 @@ export type PaymentPayoutFacts = {
   account: SyncedAccount | null;
 };
 
-/** The payout history Tally holds for a synced sub account. */
+/** The stretch of a synced sub account's payouts that the payout sync has listed. */
 export type SyncedAccount = {
   accountId: string;
   /** The newest payout the sync has seen: payments created after it may simply not be paid out yet. */
   newestPayoutCreatedAt: Date | null;
-  /** The oldest payout Tally holds: a payment created before it may have been paid out in one never synced. */
-  oldestPayoutCreatedAt: Date | null;
+  /**
+   * Where the first full listing started (PAYOUT_LOOKBACK_DAYS before it): a payment created before it may
+   * have been paid out in a payout never listed. Not the oldest payout held: payouts may have begun later.
+   */
+  listedFrom: Date | null;
 };
 
 const SYNCED_ACCOUNTS_SQL = `
   select s.account_id as "accountId", s.newest_payout_created_at as "newestPayoutCreatedAt",
-         (select min(p.created_at) from payouts p where p.account_id = s.account_id) as "oldestPayoutCreatedAt"
+         s.listed_from as "listedFrom"
     from payout_sync_accounts s where s.account_id = any($1::text[])`;
 
 /** The payout sync's accounts among these. */

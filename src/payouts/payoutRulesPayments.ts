@@ -21,9 +21,9 @@ function payoutDueAt(
   const days = expectedDays[payoutTypeOf(payment)];
   const created = payment.createdAt;
   if (days === undefined || created === null || account === null) return null;
-  const { newestPayoutCreatedAt: newest, oldestPayoutCreatedAt: oldest } = account;
-  // Only between the oldest and newest payout Tally holds is "in no payout" evidence.
-  if (newest === null || oldest === null || created >= newest || created < oldest) return null;
+  const { newestPayoutCreatedAt: newest, listedFrom } = account;
+  // Only between the first full listing's start and the newest synced payout is "in no payout" evidence.
+  if (newest === null || listedFrom === null || created >= newest || created < listedFrom) return null;
   if (!PAID_OUT_STATUSES.has(payment.status ?? '') || payment.returned) return null;
   if (payment.amountRefunded !== null && payment.amountRefunded >= payment.amount) return null;
   return new Date(created.getTime() + days * DAY_MS);
@@ -33,7 +33,7 @@ function payoutDueAt(
  * Rule 3, every payment is paid out exactly once. Credited by more than one line of payouts that did not fail
  * (two payouts, or one twice): `payment_paid_out_twice` (error, at stake the payment's amount). Succeeded,
  * not fully refunded, older than `PAYOUT_EXPECTED_DAYS` for its payout type and in no payout, in an account
- * the payout sync lists and created between the oldest and the newest payout Tally holds:
+ * the payout sync lists and created between the start of its first full listing and the newest synced payout:
  * `payment_not_paid_out` (warning, at stake its amount).
  */
 export function checkPaymentPayouts(

@@ -2,8 +2,9 @@ import type { Queryable } from '../db/pool.ts';
 
 /**
  * Payments that may be awaiting payout past their time: in an account the payout sync lists, created between
- * the oldest and the newest payout Tally holds of it and at least `minDays` before `now`, in a status that
- * gets paid out, and credited by no payout that did not fail. The rules decide exactly (days per payout type).
+ * the start of its first full listing and the newest payout it synced and at least `minDays` before `now`, in
+ * a status that gets paid out, and credited by no payout that did not fail. The rules decide exactly (days
+ * per payout type).
  */
 export async function listPaymentsAwaitingPayout(
   db: Queryable,
@@ -12,10 +13,8 @@ export async function listPaymentsAwaitingPayout(
 ): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `select p.id
-       from payout_sync_accounts s
-            cross join lateral (select min(created_at) as oldest from payouts where account_id = s.account_id) held
-            join payments p on p.account_id = s.account_id
-      where p.created_at < s.newest_payout_created_at and p.created_at >= held.oldest
+       from payout_sync_accounts s join payments p on p.account_id = s.account_id
+      where p.created_at < s.newest_payout_created_at and p.created_at >= s.listed_from
         and p.created_at <= $1::timestamptz - make_interval(days => $2::int)
         and p.status in ('succeeded', 'partially_refunded', 'disputed') and not coalesce(p.returned, false)
         and not exists (

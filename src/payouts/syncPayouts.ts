@@ -73,7 +73,11 @@ export async function syncAccountPayouts(
     await syncListedPayouts(context, account, payouts, counts);
     context.log.info({ accountId, ...counts }, 'payout sync: page of payouts done');
   }
-  await recordAccountSync(context.pool, accountId, { at: context.now(), newestPayoutCreatedAt: newest });
+  await recordAccountSync(context.pool, accountId, {
+    at: context.now(),
+    listedFrom: since,
+    newestPayoutCreatedAt: newest,
+  });
   context.log.info({ accountId, ...counts }, 'payout sync of an account done');
   return counts;
 }

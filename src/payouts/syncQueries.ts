@@ -74,19 +74,24 @@ export async function recordPaymentFetch(
   );
 }
 
-/** A full sync of an account's payouts finished; the newest payout seen only moves forward. */
+/**
+ * A full listing of an account's payouts, created since `listedFrom`, finished. The newest payout seen only
+ * moves forward; the listing start only moves back, so it stays the first completed listing's start (rule 3's
+ * window) unless a longer PAYOUT_LOOKBACK_DAYS has listed further back since.
+ */
 export async function recordAccountSync(
   db: Queryable,
   accountId: string,
-  sync: { at: Date; newestPayoutCreatedAt: Date | null },
+  sync: { at: Date; listedFrom: Date; newestPayoutCreatedAt: Date | null },
 ): Promise<void> {
   await db.query(
-    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at)
-     values ($1::text, $2::timestamptz, $3::timestamptz)
+    `insert into payout_sync_accounts (account_id, synced_at, listed_from, newest_payout_created_at)
+     values ($1::text, $2::timestamptz, $3::timestamptz, $4::timestamptz)
      on conflict (account_id) do update set synced_at = excluded.synced_at,
+       listed_from = least(payout_sync_accounts.listed_from, excluded.listed_from),
        newest_payout_created_at = greatest(payout_sync_accounts.newest_payout_created_at,
                                            excluded.newest_payout_created_at)`,
-    [accountId, sync.at, sync.newestPayoutCreatedAt],
+    [accountId, sync.at, sync.listedFrom, sync.newestPayoutCreatedAt],
   );
 }
 

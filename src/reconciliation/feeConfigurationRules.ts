@@ -41,14 +41,27 @@ export function checkFeeConfigurations(facts: PaymentFacts): FindingDraft[] {
     .flatMap((fee) => checkFee(facts.payment, fee, configurations, createdAt));
 }
 
+/**
+ * The type the seed's selection rules pick for `fee` at `at`: `platform` for a platform fee; for a processing
+ * fee the card brand's type while one is effective, else the base type of the payment's channel (a retired
+ * brand falls back to the base). Null when the payment method is unknown.
+ */
+const selectedType = (
+  payment: PaymentToReconcile,
+  fee: PaymentFeeToReconcile,
+  configurations: FeeConfiguration[],
+  at: Date,
+) => (fee.type === 'platform_fee' ? 'platform' : expectedProcessingType(payment, configurations, at));
+
 // The configuration of `feeType` in effect at `at`: what the fee should have been priced by.
 const effectiveOfType = (configurations: FeeConfiguration[], feeType: string, at: Date) =>
   configurations.find((c) => c.feeType === feeType && isEffectiveAt(c, at));
 
 /**
  * What a fee judged against the wrong configuration puts at stake: the difference between what was charged
- * and what the right one gives by the same formula, either way. Null when no configuration of the right
- * type was in effect (the chain and base findings say so): nothing to measure against.
+ * and what the configuration the selection rules pick at the payment's creation gives by the same formula,
+ * either way. Null when none of the selected type was in effect (the chain and base findings say so, and a
+ * retired platform configuration picks none): nothing to measure against.
  */
 function stakeAgainst(
   payment: PaymentToReconcile,
@@ -86,6 +99,10 @@ function checkFee(
   }
   const findings: FindingDraft[] = [];
   const described = describeConfiguration(configuration);
+  const expectedType = selectedType(payment, fee, configurations, createdAt);
+  // An unknown payment method leaves the rules nothing to pick: the fee's own type is the best measure.
+  const measuredType = expectedType ?? configuration.feeType;
+  const atStake = stakeAgainst(payment, fee, effectiveOfType(configurations, measuredType, createdAt));
   if (!isEffectiveAt(configuration, createdAt)) {
     findings.push({
       code: 'fee_configuration_not_effective',
@@ -93,12 +110,10 @@ function checkFee(
       ...subject,
       expected: { effective_start: configuration.effectiveStart, effective_end: configuration.effectiveEnd },
       actual: createdAt,
-      atStake: stakeAgainst(payment, fee, effectiveOfType(configurations, configuration.feeType, createdAt)),
+      atStake,
       details: { payment_id: payment.id, payment_created_at: createdAt, configuration: described },
     });
   }
-  const expectedType =
-    fee.type === 'platform_fee' ? 'platform' : expectedProcessingType(payment, configurations, createdAt);
   if (expectedType !== null && configuration.feeType !== expectedType) {
     findings.push({
       code: 'fee_configuration_not_applicable',
@@ -106,7 +121,7 @@ function checkFee(
       ...subject,
       expected: expectedType,
       actual: configuration.feeType,
-      atStake: stakeAgainst(payment, fee, effectiveOfType(configurations, expectedType, createdAt)),
+      atStake,
       details: {
         payment_id: payment.id,
         fee_type: fee.type,

@@ -86,6 +86,22 @@ describe('tally replay', () => {
   });
 });
 
+describe('tally help', () => {
+  it('answers like --help: the usage of every command, exit 0, even with no configuration', async () => {
+    const asked = await tally(['--help'], { DATABASE_URL: undefined });
+    const help = await tally(['help'], { DATABASE_URL: undefined });
+    expect(asked.code).toBe(0);
+    expect(asked.stderr).toMatch(/^usage:\n {2}tally backfill /);
+    expect(help).toEqual(asked);
+  });
+
+  it('an unknown command still exits 2 after the usage', async () => {
+    const result = await tally(['helpme']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^unknown command "helpme"\nusage:\n/);
+  });
+});
+
 describe('the CLI configuration', () => {
   it("is the processes' schema, parsed before the command runs: every problem is listed, exit 2", async () => {
     const result = await tally(['export'], {

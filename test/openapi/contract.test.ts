@@ -59,7 +59,12 @@ describe('the OpenAPI document', () => {
 
   it('takes its parameters from the schemas the routes parse with', () => {
     const sort = parametersOf('/api/findings', 'get').find((parameter) => parameter.name === 'sort');
-    expect(sort?.schema).toEqual({ type: 'string', enum: [...FINDING_ORDERS] });
+    expect(sort?.schema).toEqual({
+      anyOf: [
+        { type: 'string', enum: [...FINDING_ORDERS] },
+        { const: '', description: 'Empty: the same as leaving the parameter out.' },
+      ],
+    });
     const names = parametersOf('/api/jobs/{name}', 'post').find(
       (parameter) => parameter.name === 'name',
     )?.schema;

@@ -77,6 +77,6 @@ export const paymentWithObjects = (overrides: Partial<PaymentWithObjects> = {}):
 export const syncedAccount = (overrides: Partial<SyncedAccount> = {}): SyncedAccount => ({
   accountId: 'acc_1',
   newestPayoutCreatedAt: t('2024-06-20T00:00:00Z'),
-  oldestPayoutCreatedAt: t('2024-05-01T00:00:00Z'),
+  listedFrom: t('2024-05-01T00:00:00Z'),
   ...overrides,
 });

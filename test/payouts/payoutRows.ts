@@ -95,11 +95,14 @@ export const insertRefunds = (pool: pg.Pool, rows: Row[]) =>
 export const insertReturnedFees = (pool: pg.Pool, rows: Row[]) =>
   insertRows(pool, 'returned_fees', { type: 'processing_fee' }, rows);
 
-/** The payout sync's record of an account: it lists the account's payouts. */
+/**
+ * The payout sync's record of an account: it lists the account's payouts, and its first full listing went
+ * the default 35 days back from `newestPayoutCreatedAt`.
+ */
 export const insertSyncedAccount = (pool: pg.Pool, accountId: string, newestPayoutCreatedAt: string) =>
   pool.query(
-    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at)
-     values ($1, $2, $2)`,
+    `insert into payout_sync_accounts (account_id, synced_at, listed_from, newest_payout_created_at)
+     values ($1, $2, $2::timestamptz - interval '35 days', $2)`,
     [accountId, newestPayoutCreatedAt],
   );
 

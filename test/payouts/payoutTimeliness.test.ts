@@ -95,8 +95,8 @@ describe('rule 3: every payment is paid out exactly once', () => {
       now: '2024-07-01T00:00:00Z',
     },
     {
-      case: 'a payment created before the oldest payout Tally holds',
-      facts: facts({ account: syncedAccount({ oldestPayoutCreatedAt: t('2024-06-02T00:00:00Z') }) }),
+      case: 'a payment created before the first full listing of payouts started',
+      facts: facts({ account: syncedAccount({ listedFrom: t('2024-06-02T00:00:00Z') }) }),
       now: '2024-07-01T00:00:00Z',
     },
     {

@@ -173,9 +173,11 @@ export async function insertFeeAndRefund(db: Queryable) {
   );
 }
 
+/** A payout sync of the account at `syncedAt`, its first full listing going the default 35 days back. */
 export async function insertSyncAccount(db: Queryable, accountId: string, syncedAt: string) {
   await db.query(
-    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at) values ($1, $2, $2)`,
+    `insert into payout_sync_accounts (account_id, synced_at, listed_from, newest_payout_created_at)
+     values ($1, $2, $2::timestamptz - interval '35 days', $2)`,
     [accountId, syncedAt],
   );
 }

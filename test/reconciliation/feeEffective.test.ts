@@ -55,10 +55,18 @@ describe('fee_configuration_not_effective (start-inclusive, end-exclusive)', () 
       fees: [fee('pyfee_proc', 'processing_fee', 334, visaEcomm), platformFee],
       configurations: ALL,
       findings: [
-        // No visa brand configuration is in effect then; the base one, ecommV2, gives 413 ¢.
-        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z'), null),
+        // No visa brand configuration is in effect then, so the rules pick the base one: ecommV2 gives 413 ¢.
+        notEffective('pyfee_proc', visaEcomm, t('2024-09-01T00:00:00Z'), 413 - 334),
         notApplicable('pyfee_proc', 'processing_fee', 'processing_ecomm', visaEcomm, 413 - 334),
       ],
+    },
+    {
+      name: 'a fee of a payment of unknown method kind is measured against its own type in effect then',
+      payment: { methodKind: null, cardBrand: null, createdAt: t('2024-06-01T00:00:00Z') },
+      fees: [fee('pyfee_proc', 'processing_fee', 388, ecommV1)],
+      configurations: BASES,
+      // The rules pick nothing without a method kind; ecommV2, of the fee's own type, gives 413 ¢.
+      findings: [notEffective('pyfee_proc', ecommV1, t('2024-06-01T00:00:00Z'), 413 - 388)],
     },
     {
       name: 'a platform fee priced by a retired platform configuration is not effective',

@@ -71,7 +71,7 @@ export function unknownConfiguration(
   };
 }
 
-/** `atStake`: charged vs what the configuration of the same type in effect at `createdAt` gives. */
+/** `atStake`: charged vs what the configuration the selection rules pick at `createdAt` gives. */
 export function notEffective(
   feeId: string,
   configuration: FeeConfiguration,

@@ -38,19 +38,29 @@ function componentSchemas(): Record<string, JsonSchema> {
   );
 }
 
-/** `in: query|path|header` parameters from an object schema's shape, each with its own JSON Schema. */
+const EMPTY_QUERY_VALUE = { const: '', description: 'Empty: the same as leaving the parameter out.' };
+
+/**
+ * `in: query|path|header` parameters from an object schema's shape, each with its own JSON Schema. An empty
+ * query value counts as absent (`parseQuery`), so an optional query parameter's schema also allows `''`.
+ */
 function parameters(place: 'query' | 'path' | 'header', schema: z.ZodObject | undefined) {
   if (!schema) return [];
   const object = jsonSchema(schema, 'input') as {
     properties?: Record<string, JsonSchema>;
     required?: string[];
   };
-  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: place,
-    required: place === 'path' || (object.required ?? []).includes(name),
-    schema: property,
-  }));
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const required = place === 'path' || (object.required ?? []).includes(name);
+    const emptyRefused = !schema.shape[name]?.safeParse('').success;
+    return {
+      name,
+      in: place,
+      required,
+      schema:
+        place === 'query' && !required && emptyRefused ? { anyOf: [property, EMPTY_QUERY_VALUE] } : property,
+    };
+  });
 }
 
 /** The refusals every route of its kind can answer, beside the route's own answers. */
