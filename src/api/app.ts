@@ -11,8 +11,9 @@ import { consoleRoutes } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { answerMetrics } from './metricsRoutes.ts';
 import { openApiRoutes } from './openapi/routes.ts';
-import { requireApiToken } from './routes/auth.ts';
+import { requireApiToken, requireMetricsToken } from './routes/auth.ts';
 import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
@@ -39,6 +40,9 @@ export function createApp(
   app.use(webhookRoutes(handleWebhook));
   app.use(healthRoutes(deps));
   const tokens = apiTokensFrom(deps.config);
+  // With METRICS_PORT set, /metrics is served there only (api/metricsRoutes.ts) and is a 404 here.
+  if (deps.config.METRICS_PORT === undefined)
+    app.get('/metrics', requireMetricsToken(tokens), answerMetrics(deps.metrics));
   app.get('/', (_req, res) => res.redirect(302, '/console'));
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(

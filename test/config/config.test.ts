@@ -70,8 +70,8 @@ describe('configuration', () => {
     }
     const problems = (error as ConfigError).problems;
     expect(problems).toEqual([
-      'API_TOKENS.1: each entry must be name:admin|read:token (token ≥ 16 characters)',
-      'API_TOKENS.2: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS.1: each entry must be name:admin|read|metrics:token (token ≥ 16 characters)',
+      'API_TOKENS.2: each entry must be name:admin|read|metrics:token (token ≥ 16 characters)',
       'API_TOKENS: token names must be unique (API_TOKEN is named admin): admin',
     ]);
     expect(problems.join('\n')).not.toMatch(/token-0123456789|short/);

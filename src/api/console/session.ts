@@ -87,7 +87,7 @@ export const provideCsrfToken: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Sign-in with an API token (its role applies), and sign-out. */
+/** Sign-in with an API token (its role applies; a metrics token is refused), and sign-out. */
 export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Router {
   const router = express.Router();
   router.get('/sign-in', async (req, res) => {
@@ -95,13 +95,17 @@ export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Rout
     pruneSessions();
     csrf.generateToken(req);
     await saveSession(req);
-    renderPage(req, res, 'signIn', { failed: false });
+    renderPage(req, res, 'signIn', { failure: null });
   });
   router.post('/sign-in', requireCsrfToken, async (req, res) => {
     const token = (req.body as Record<string, unknown>).token;
     const principal = typeof token === 'string' && token !== '' ? tokens.find(token.trim()) : null;
     if (!principal) {
-      renderPage(req, res, 'signIn', { failed: true }, 401);
+      renderPage(req, res, 'signIn', { failure: 'That token is not valid.' }, 401);
+      return;
+    }
+    if (principal.role === 'metrics') {
+      renderPage(req, res, 'signIn', { failure: 'A metrics token reads GET /metrics only.' }, 403);
       return;
     }
     // A new session id at sign-in: an id planted before it (session fixation) is worth nothing after.
@@ -134,7 +138,7 @@ function saveSession(req: Request): Promise<void> {
 export function requireSignIn(tokens: ApiTokens): RequestHandler {
   return (req, res, next) => {
     const principal = req.session.fingerprint ? tokens.findByFingerprint(req.session.fingerprint) : null;
-    if (!principal) {
+    if (!principal || principal.role === 'metrics') {
       res.redirect(303, '/console/sign-in');
       return;
     }
