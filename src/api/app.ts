@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import {
   createWebhookHandler,
   keepWebhookError,
@@ -28,6 +29,18 @@ import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
 
+/**
+ * helmet's headers on every /api/* answer, errors included: JSON is never a page to run, frame or refer from
+ * (nosniff, no framing, no referrer, HSTS). The viewer at /api/docs sets its own policy over this one.
+ */
+const apiSecurityHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+});
+
 /** Builds the Express app; knows nothing of ports, so tests drive it directly. */
 export function createApp(
   deps: AppDeps,
@@ -47,6 +60,7 @@ export function createApp(
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
+    apiSecurityHeaders,
     openApiRoutes(),
     requireApiToken(tokens),
     statusRoutes(deps),
