@@ -77,6 +77,21 @@ describe('configuration', () => {
     expect(problems.join('\n')).not.toMatch(/token-0123456789|short/);
   });
 
+  it('reads METRICS_PORT and a metrics token, and refuses METRICS_PORT on the main port or out of range', () => {
+    const config = loadConfig({
+      METRICS_PORT: '9464',
+      API_TOKENS: 'prometheus:metrics:prometheus-token-0123456789',
+    });
+    expect(config.METRICS_PORT).toBe(9464);
+    expect(config.API_TOKENS).toEqual([
+      { name: 'prometheus', role: 'metrics', token: 'prometheus-token-0123456789' },
+    ]);
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '8080', PORT: '8080' })).toThrow(/METRICS_PORT: must differ/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+  });
+
   it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/tally', PROVIDER_CLIENT_ID: 'x' })).toThrow(
       /WEBHOOK_SECRETS: is required when DATABASE_URL is set[\s\S]*PROVIDER_CLIENT_ID/,
