@@ -168,6 +168,10 @@ export const configSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .meta({ description: 'pino log level (the CLI logs at `warn` unless this is set).' }),
+  NODE_ENV: optionalText.meta({
+    description:
+      "`development` or `test`: the console's session cookie is Secure only on a request that came over HTTPS, so `http://localhost` works. Anything else, or unset: the cookie is always Secure and the console signs in over HTTPS only (the container image sets `production`). `npm start` on its embedded Postgres (no `DATABASE_URL`) runs as `development` unless this is set.",
+  }),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

@@ -40,6 +40,8 @@ export async function startTestApp(
     WEBHOOK_SECRETS: SECRETS.join(','),
     API_TOKEN,
     LOG_LEVEL: 'debug',
+    // The console's cookie is Secure only over HTTPS, so the tests' plain-HTTP cookie jars keep it.
+    NODE_ENV: 'test',
     ...options.env,
   });
   const logLines: string[] = [];

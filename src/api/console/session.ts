@@ -28,11 +28,14 @@ const csrf = csrfSync({
 });
 
 /**
- * The console's session cookie (HttpOnly, SameSite=Strict, Secure when the request came over HTTPS,
- * directly or through a proxy's X-Forwarded-Proto), with sessions kept in Postgres so every web process
- * shares them. Expired rows are pruned at each sign-in rather than by a timer in every process.
+ * The console's session cookie (HttpOnly, SameSite=Strict), with sessions kept in Postgres so every web
+ * process shares them. Expired rows are pruned at each sign-in rather than by a timer in every process.
+ * `secureOnly` (everywhere but development): the cookie is always Secure, whatever a proxy says; express-session
+ * then sets it only on a request that came over HTTPS (directly, or X-Forwarded-Proto https), and
+ * `requireHttps` says so on the sign-in page instead of letting the form fail. In development the cookie is
+ * Secure only over HTTPS, so http://localhost works.
  */
-export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
+export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger, secureOnly: boolean) {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
     pool,
@@ -51,7 +54,7 @@ export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
     cookie: {
       httpOnly: true,
       sameSite: 'strict',
-      secure: 'auto',
+      secure: secureOnly ? true : 'auto',
       maxAge: SESSION_HOURS * 3600 * 1000,
       path: '/console',
     },
@@ -87,8 +90,27 @@ export const provideCsrfToken: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** Whether express-session, which trusts X-Forwarded-Proto here (`proxy: true`), takes the request for HTTPS. */
+function cameOverHttps(req: Request): boolean {
+  const forwarded = req.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return (req.socket as { encrypted?: boolean }).encrypted === true || forwarded === 'https';
+}
+
+/** With a Secure-only cookie, signing in over plain HTTP could never keep a session: refuse it and say why. */
+export function requireHttps(secureOnly: boolean): RequestHandler {
+  return (req, _res, next) => {
+    if (secureOnly && !cameOverHttps(req))
+      throw new HttpError(
+        403,
+        'https_required',
+        'The console signs in over HTTPS only: open it through HTTPS (a proxy in front must send X-Forwarded-Proto).',
+      );
+    next();
+  };
+}
+
 /** Sign-in with an API token (its role applies; a metrics token is refused), and sign-out. */
-export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Router {
+export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void, limit: RequestHandler): Router {
   const router = express.Router();
   router.get('/sign-in', async (req, res) => {
     req.session.cookie.maxAge = SIGN_IN_FORM_MINUTES * 60 * 1000;
@@ -97,7 +119,8 @@ export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Rout
     await saveSession(req);
     renderPage(req, res, 'signIn', { failure: null });
   });
-  router.post('/sign-in', requireCsrfToken, async (req, res) => {
+  // Limited before the CSRF check, so a client that keeps failing either is refused all the same.
+  router.post('/sign-in', limit, requireCsrfToken, async (req, res) => {
     const token = (req.body as Record<string, unknown>).token;
     const principal = typeof token === 'string' && token !== '' ? tokens.find(token.trim()) : null;
     if (!principal) {
