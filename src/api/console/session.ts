@@ -161,6 +161,7 @@ function saveSession(req: Request): Promise<void> {
 export function requireSignIn(tokens: ApiTokens): RequestHandler {
   return (req, res, next) => {
     const principal = req.session.fingerprint ? tokens.findByFingerprint(req.session.fingerprint) : null;
+    // A token whose role became `metrics` since it signed in opens nothing either.
     if (!principal || principal.role === 'metrics') {
       res.redirect(303, '/console/sign-in');
       return;
