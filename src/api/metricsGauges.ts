@@ -25,6 +25,18 @@ export type DatabaseGauges = {
   oldestWaitingSeconds: number | null;
 };
 
+const UNREAD: DatabaseGauges = {
+  databaseUp: false,
+  events: null,
+  alerts: null,
+  unknownValues: null,
+  sweeps: null,
+  lag: null,
+  jobs: null,
+  findings: null,
+  oldestWaitingSeconds: null,
+};
+
 const orNull = <T>(read: Promise<T>): Promise<T | null> => read.catch(() => null);
 
 /** Every database read the scrape reports, one after another: the metrics pool is small on purpose. */
@@ -33,6 +45,8 @@ async function collectDatabaseGauges(pool: Pool, boss: Boss): Promise<DatabaseGa
     () => true,
     () => false,
   );
+  // Down, each read would wait out its own connection timeout in turn: the scrape answers at once instead.
+  if (!databaseUp) return { ...UNREAD, databaseUp };
   return {
     databaseUp,
     events: await orNull(countEventsByStatus(pool)),

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebListener } from '../../src/api/app.ts';
@@ -17,8 +18,8 @@ const FINANCE_TOKEN = 'finance-read-token-0123456789';
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** A pool that counts the queries it runs and makes each one take `delayMs` longer, like a busy database. */
-function countingPool(t: TestApp, delayMs: number): { pool: Pool; queries: () => number } {
-  const pool = createPool(t.databaseUrl, t.log, 1, 'tally-metrics');
+function countingPool(t: TestApp, delayMs: number, databaseUrl = t.databaseUrl) {
+  const pool: Pool = createPool(databaseUrl, t.log, 1, 'tally-metrics');
   let queries = 0;
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   (pool as { query: unknown }).query = async (...args: unknown[]) => {
@@ -111,7 +112,7 @@ describe('GET /metrics with METRICS_PORT set', () => {
   }, 60_000);
 });
 
-describe('scrapes against a slow database', () => {
+describe('scrapes and the database', () => {
   it('50 concurrent scrapes run one collection, a scrape within a few seconds reuses it, and a webhook is acknowledged meanwhile', async () => {
     const counted = countingPool(t, 150);
     const metrics = createMetrics(counted.pool, t.boss, { freshForMs: 60_000 });
@@ -173,6 +174,20 @@ describe('scrapes against a slow database', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
       await metrics.exposition();
       expect(counted.queries()).toBe(16);
+    } finally {
+      await counted.pool.end();
+    }
+  });
+
+  it('with the database down, a scrape answers at once that it is down, after one failed ping', async () => {
+    const closed = await serve(express(), 0);
+    const port = (closed.address() as AddressInfo).port;
+    await closeServer(closed);
+    const counted = countingPool(t, 0, `postgres://tally:x@127.0.0.1:${port}/tally`);
+    try {
+      const text = await createMetrics(counted.pool, t.boss, { freshForMs: 0 }).exposition();
+      expect(text).toContain('tally_database_up 0');
+      expect(counted.queries()).toBe(1);
     } finally {
       await counted.pool.end();
     }
