@@ -25,6 +25,11 @@ export const configSchema = z.object({
     .max(65535)
     .default(3000)
     .meta({ format: 'port (0 to 65535)', description: 'HTTP port of the web process.' }),
+  METRICS_PORT: optionalText.pipe(z.coerce.number<string>().int().min(0).max(65535).optional()).meta({
+    format: 'port (0 to 65535)',
+    description:
+      'Set: `GET /metrics` is served on this port only, without a token, for a private scrape network (never publish it), and the main port answers it 404. Unset: `/metrics` is on `PORT` and needs a bearer token of any role (a `metrics` token of `API_TOKENS` reads it and nothing else).',
+  }),
   WEBHOOK_SECRETS: commaList.optional().meta({
     description:
       'Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Required with `DATABASE_URL`, except by the CLI, which verifies no webhook. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.',
@@ -88,7 +93,7 @@ export const configSchema = z.object({
   API_TOKENS: commaList.pipe(z.array(namedToken)).optional().meta({
     format: 'comma-separated name:role:token',
     description:
-      'Named, scoped API tokens (role `admin` or `read`; token at least 16 characters), e.g. `alice:admin:…,finance:read:…`. The name is the actor recorded on finding history; names are unique (`API_TOKEN` is named `admin`). A `read` token sees everything and changes nothing.',
+      'Named, scoped API tokens (role `admin`, `read` or `metrics`; token at least 16 characters), e.g. `alice:admin:…,finance:read:…,prometheus:metrics:…`. The name is the actor recorded on finding history; names are unique (`API_TOKEN` is named `admin`). A `read` token sees everything and changes nothing; a `metrics` token reads `GET /metrics` only, never `/api/*` or the console.',
   }),
   RAW_BODY_RETENTION_DAYS: optionalCount('days').meta({
     description:
@@ -163,6 +168,10 @@ export const configSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .meta({ description: 'pino log level (the CLI logs at `warn` unless this is set).' }),
+  NODE_ENV: optionalText.meta({
+    description:
+      "`development` or `test`: the console's session cookie is Secure only on a request that came over HTTPS, so `http://localhost` works. Anything else, or unset: the cookie is always Secure and the console signs in over HTTPS only (the container image sets `production`). `npm start` on its embedded Postgres (no `DATABASE_URL`) runs as `development` unless this is set.",
+  }),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -207,6 +216,13 @@ function crossFieldProblems(env: Record<string, string | undefined>, use: Config
     problems.push(
       `API_TOKENS: token names must be unique (API_TOKEN is named admin): ${[...new Set(repeated)].join(', ')}`,
     );
+  }
+  if (
+    set('METRICS_PORT') &&
+    Number(env.METRICS_PORT) !== 0 &&
+    Number(env.METRICS_PORT) === Number(env.PORT?.trim() || 3000)
+  ) {
+    problems.push('METRICS_PORT: must differ from PORT (the main port never serves /metrics when it is set)');
   }
   const provider = ['PROVIDER_BASE_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET'];
   const given = provider.filter(set).length;

@@ -23,16 +23,20 @@ export const hoursList = commaList
   .meta({ format: 'comma-separated hours' });
 
 export const namedToken = z.string().transform((entry, context) => {
-  const match = /^([A-Za-z0-9_.@-]{1,64}):(admin|read):(.{16,})$/.exec(entry);
+  const match = /^([A-Za-z0-9_.@-]{1,64}):(admin|read|metrics):(.{16,})$/.exec(entry);
   if (!match) {
     // The message never repeats the entry: it holds a secret.
     context.addIssue({
       code: 'custom',
-      message: 'each entry must be name:admin|read:token (token ≥ 16 characters)',
+      message: 'each entry must be name:admin|read|metrics:token (token ≥ 16 characters)',
     });
     return z.NEVER;
   }
-  return { name: match[1] as string, role: match[2] as 'admin' | 'read', token: match[3] as string };
+  return {
+    name: match[1] as string,
+    role: match[2] as 'admin' | 'read' | 'metrics',
+    token: match[3] as string,
+  };
 });
 
 export const cronExpression = (fallback: string) =>

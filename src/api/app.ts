@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import {
   createWebhookHandler,
   keepWebhookError,
@@ -11,8 +12,9 @@ import { consoleRoutes, sendFavicon } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
 import { healthRoutes } from './health.ts';
+import { answerMetrics } from './metricsRoutes.ts';
 import { openApiRoutes } from './openapi/routes.ts';
-import { requireApiToken } from './routes/auth.ts';
+import { requireApiToken, requireMetricsToken } from './routes/auth.ts';
 import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
@@ -27,6 +29,18 @@ import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
 
+/**
+ * helmet's headers on every /api/* answer, errors included: JSON is never a page to run, frame or refer from
+ * (nosniff, no framing, no referrer, HSTS). The viewer at /api/docs sets its own policy over this one.
+ */
+const apiSecurityHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"] },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+});
+
 /** Builds the Express app; knows nothing of ports, so tests drive it directly. */
 export function createApp(
   deps: AppDeps,
@@ -39,11 +53,15 @@ export function createApp(
   app.use(webhookRoutes(handleWebhook));
   app.use(healthRoutes(deps));
   const tokens = apiTokensFrom(deps.config);
+  // With METRICS_PORT set, /metrics is served there only (api/metricsRoutes.ts) and is a 404 here.
+  if (deps.config.METRICS_PORT === undefined)
+    app.get('/metrics', requireMetricsToken(tokens), answerMetrics(deps.metrics));
   app.get('/', (_req, res) => res.redirect(302, '/console'));
   app.get('/favicon.ico', sendFavicon);
   app.use('/console', consoleRoutes(deps, tokens));
   app.use(
     '/api',
+    apiSecurityHeaders,
     openApiRoutes(),
     requireApiToken(tokens),
     statusRoutes(deps),

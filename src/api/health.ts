@@ -15,8 +15,5 @@ export function healthRoutes(deps: AppDeps): Router {
     if (reachable) res.json({ status: 'ready' });
     else res.status(503).json(errorBody('database_unreachable', 'database is not reachable'));
   });
-  router.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
   return router;
 }

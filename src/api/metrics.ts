@@ -1,41 +1,27 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { type Pool, pingDatabase } from '../db/pool.ts';
-import { countOpenFindingsByCode } from '../findings/readQueries.ts';
-import { countEventsByStatus, findOldestWaitingDeliverySeconds } from '../ingest/deliveryReadQueries.ts';
-import { countAlertsByStatus } from '../ops/queries.ts';
-import { countUnknownValuesByField } from '../projection/readQueries.ts';
+import type { Pool } from '../db/pool.ts';
 import type { Boss } from '../queue/boss.ts';
-import { countJobsByQueue } from '../queue/jobCounts.ts';
-import { summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
-import { summarizeSweeps } from '../sweep/readQueries.ts';
+import { cachedRead, sharedDatabaseGauges } from './metricsGauges.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** A read that every caller while it is in flight shares; null when it failed (the scrape still answers). */
-function sharedRead<T>(read: () => Promise<T>): () => Promise<T | null> {
-  let inFlight: Promise<T | null> | null = null;
-  return () => {
-    inFlight ??= read()
-      .catch(() => null)
-      .finally(() => {
-        inFlight = null;
-      });
-    return inFlight;
-  };
-}
+/** How long one collection answers scrapes: a few seconds, well under any scrape interval. */
+export const METRICS_FRESH_FOR_MS = 5_000;
 
-/** One registry per app, so several apps in one process (tests) never share counters. */
-export function createMetrics(pool: Pool, boss: Boss) {
+/**
+ * One registry per app, so several apps in one process (tests) never share counters. `pool` is the metrics'
+ * own small pool (web.ts), never the one that stores webhooks: a scrape neither waits on ingest nor delays it.
+ * The exposition is collected and rendered at most once per `freshForMs` (`exposition`): rendering costs the
+ * event loop that acknowledges webhooks too, so 50 clients scraping in a loop cost one render per interval.
+ */
+export function createMetrics(pool: Pool, boss: Boss, { freshForMs = METRICS_FRESH_FOR_MS } = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  // One read per scrape for the metrics that share it (the sweeps', the reconciliation lag's, pg-boss's
-  // queue counts): prom-client collects every metric at once.
-  const readSweeps = sharedRead(() => summarizeSweeps(pool));
-  const readLag = sharedRead(() => summarizeReconciliationLag(pool));
-  const readJobs = sharedRead(() => countJobsByQueue(boss));
-  const readFindings = sharedRead(() => countOpenFindingsByCode(pool));
+  const readGauges = sharedDatabaseGauges(pool, boss);
   return {
     registry,
+    /** The text a scrape answers, at most `freshForMs` old. */
+    exposition: cachedRead(() => registry.metrics(), freshForMs),
     deliveries: new Counter({
       name: 'tally_webhook_deliveries_total',
       help: 'Webhook deliveries by outcome',
@@ -55,7 +41,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['status'] as const,
       registers: [registry],
       async collect() {
-        const counts = await countEventsByStatus(pool).catch(() => null);
+        const counts = (await readGauges()).events;
         if (!counts) return;
         this.set({ status: 'received' }, counts.received);
         this.set({ status: 'failed' }, counts.failed);
@@ -68,7 +54,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['status'] as const,
       registers: [registry],
       async collect() {
-        const counts = await countAlertsByStatus(pool).catch(() => null);
+        const counts = (await readGauges()).alerts;
         if (!counts) return;
         this.reset();
         for (const [status, count] of counts) this.set({ status }, count);
@@ -80,7 +66,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['field'] as const,
       registers: [registry],
       async collect() {
-        const counts = await countUnknownValuesByField(pool).catch(() => null);
+        const counts = (await readGauges()).unknownValues;
         if (!counts) return;
         this.reset();
         for (const [field, count] of counts) this.set({ field }, count);
@@ -93,7 +79,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       registers: [registry],
       async collect() {
         // Summed from the sweeps' own records, so every web process reports what every worker swept.
-        const summary = await readSweeps();
+        const summary = (await readGauges()).sweeps;
         if (!summary) return;
         this.reset();
         for (const outcome of ['new', 'newer', 'unchanged', 'missed'] as const)
@@ -105,7 +91,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'How long the last complete missed-event sweep of an account took',
       registers: [registry],
       async collect() {
-        const summary = await readSweeps();
+        const summary = (await readGauges()).sweeps;
         if (summary?.lastSweepSeconds != null) this.set(summary.lastSweepSeconds);
       },
     }),
@@ -116,7 +102,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       registers: [registry],
       async collect() {
         // With the database down the scrape still answers; the gauge just goes empty.
-        const jobs = await readJobs();
+        const { jobs } = await readGauges();
         this.reset();
         for (const [queue, counts] of Object.entries(jobs ?? {})) this.set({ queue }, counts.queued);
       },
@@ -127,7 +113,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['queue'] as const,
       registers: [registry],
       async collect() {
-        const jobs = await readJobs();
+        const { jobs } = await readGauges();
         if (!jobs) return;
         this.reset();
         for (const [queue, counts] of Object.entries(jobs)) this.set({ queue }, counts.failed);
@@ -138,7 +124,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'Payments whose newest projection state no reconciliation has seen yet',
       registers: [registry],
       async collect() {
-        const lag = await readLag();
+        const { lag } = await readGauges();
         if (lag) this.set(lag.unreconciledPayments);
       },
     }),
@@ -147,14 +133,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'Whether the database answered this scrape (1) or not (0)',
       registers: [registry],
       async collect() {
-        this.set(
-          (await pingDatabase(pool).then(
-            () => true,
-            () => false,
-          ))
-            ? 1
-            : 0,
-        );
+        this.set((await readGauges()).databaseUp ? 1 : 0);
       },
     }),
     oldestWaitingDelivery: new Gauge({
@@ -162,7 +141,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'How long the oldest stored delivery has waited to be projected (0: none waits): the worker lag',
       registers: [registry],
       async collect() {
-        const seconds = await findOldestWaitingDeliverySeconds(pool).catch(() => null);
+        const seconds = (await readGauges()).oldestWaitingSeconds;
         if (seconds !== null) this.set(seconds);
       },
     }),
@@ -172,7 +151,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['code', 'severity', 'status'] as const,
       registers: [registry],
       async collect() {
-        const counts = await readFindings();
+        const counts = (await readGauges()).findings;
         if (!counts) return;
         this.reset();
         for (const { code, severity, status, open } of counts) this.inc({ code, severity, status }, open);
@@ -184,7 +163,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       labelNames: ['code', 'currency'] as const,
       registers: [registry],
       async collect() {
-        const counts = await readFindings();
+        const counts = (await readGauges()).findings;
         if (!counts) return;
         this.reset();
         for (const { code, currency, at_stake } of counts) this.inc({ code, currency }, at_stake);
@@ -195,7 +174,7 @@ export function createMetrics(pool: Pool, boss: Boss) {
       help: 'How long the oldest unreconciled payment has waited for a reconciliation of its newest state (0: none)',
       registers: [registry],
       async collect() {
-        const lag = await readLag();
+        const { lag } = await readGauges();
         if (lag) this.set(lag.oldestUnreconciledSeconds ?? 0);
       },
     }),

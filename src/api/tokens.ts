@@ -1,7 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
 
-export type Role = 'admin' | 'read';
+/** `admin` changes, `read` reads `/api/*` and the console, `metrics` reads `GET /metrics` and nothing else. */
+export type Role = 'admin' | 'read' | 'metrics';
 /** Who is calling: the token's name (the actor on finding history) and what it may do. */
 export type Principal = { name: string; role: Role };
 

@@ -11,14 +11,15 @@ export type Page = { limit: number; afterId: number | null; beforeId: number | n
 // Bigint columns (cents, ids) come back as JS numbers: Tally's amounts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function createPool(connectionString: string, log: Logger, max = 10): Pool {
+/** `applicationName` tells the pools apart in pg_stat_activity (the metrics' own pool is `tally-metrics`). */
+export function createPool(connectionString: string, log: Logger, max = 10, applicationName = 'tally'): Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
     // Fail fast so the webhook answers 503 well inside the provider's 5 s deadline.
     connectionTimeoutMillis: 2_000,
     statement_timeout: 10_000,
-    application_name: 'tally',
+    application_name: applicationName,
   });
   // `pool.end()` resolves before its connections have closed: one the server drops in that moment (a
   // database stopping right after) is a connection the pool was closing anyway, not a failure.

@@ -106,11 +106,36 @@ export function alertFacts(alert: AlertRow) {
   };
 }
 
+/** The alert in one sentence, as it is logged. */
+export function alertText(alert: AlertRow): string {
+  return render(alert).text;
+}
+
+/**
+ * Slack reads `<…>` in text as a link or a mention (`<!channel>`, `<https://…|label>`) and `&` as the start of
+ * an entity: ids and values from deliveries are shown as written, never as markup (Slack's own escaping).
+ */
+const slackEscape = (value: string) =>
+  value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
 /**
  * Slack-compatible JSON: `text` for any incoming-webhook consumer, `attachments[].fields` for Slack's
- * layout, and the same facts as plain fields under `tally` for tools.
+ * layout (both escaped), and the same facts as plain, unescaped fields under `tally` for tools.
  */
 export function alertMessage(alert: AlertRow) {
   const { text, color, fields } = render(alert);
-  return { text, attachments: [{ color, fields }], tally: alertFacts(alert) };
+  return {
+    text: slackEscape(text),
+    attachments: [
+      {
+        color,
+        fields: fields.map((item) => ({
+          ...item,
+          title: slackEscape(item.title),
+          value: slackEscape(item.value),
+        })),
+      },
+    ],
+    tally: alertFacts(alert),
+  };
 }

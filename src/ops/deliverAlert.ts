@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
-import { alertRequests } from './alertDestinations.ts';
-import { alertMessage } from './alertMessage.ts';
+import { type AlertRequest, alertRequests } from './alertDestinations.ts';
+import { alertText } from './alertMessage.ts';
 import { type AlertDelivery, findAlert, recordAlertDeliveries, recordAlertLogged } from './queries.ts';
 
 // Nothing left to deliver: sent, logged, or taken into (or left out of) a digest.
@@ -19,10 +19,7 @@ export type AlertDeliveryContext = { pool: Pool; config: Config; log: Logger; no
 export async function deliverAlert(context: AlertDeliveryContext, alertId: number): Promise<void> {
   const alert = await findAlert(context.pool, alertId);
   if (!alert || SETTLED.has(alert.status)) return;
-  context.log.warn(
-    { alertId: alert.id, kind: alert.kind, subject: alert.subject_id },
-    alertMessage(alert).text,
-  );
+  context.log.warn({ alertId: alert.id, kind: alert.kind, subject: alert.subject_id }, alertText(alert));
   const now = context.now();
   const requests = alertRequests(context.config, alert, now);
   if (requests.length === 0) {
@@ -35,15 +32,7 @@ export async function deliverAlert(context: AlertDeliveryContext, alertId: numbe
     const before = deliveries[request.destination];
     if (before?.status === 'sent') continue;
     tried += 1;
-    const failure = await fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(10_000),
-    }).then(
-      (response) => (response.ok ? null : `HTTP ${response.status}`),
-      (err: unknown) => `network error: ${(err as Error).message}`,
-    );
+    const failure = await postAlert(request);
     deliveries[request.destination] = {
       status: failure ? 'failed' : 'sent',
       attempts: (before?.attempts ?? 0) + 1,
@@ -62,4 +51,29 @@ export async function deliverAlert(context: AlertDeliveryContext, alertId: numbe
     throw new Error(
       `alert ${alert.id} not delivered to ${failed.map((request) => `${request.destination} (${deliveries[request.destination]?.last_error})`).join(', ')}`,
     );
+}
+
+/**
+ * POSTs one alert; null when the destination took it, else why not. A redirect is a failure, never followed:
+ * the configured address is the only one an alert goes to. The answer's body is never read (a destination
+ * could send any amount) and always cancelled, so its connection is freed now rather than at garbage collection.
+ */
+async function postAlert(request: AlertRequest): Promise<string | null> {
+  try {
+    const response = await fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    if (response.ok) return null;
+    return `HTTP ${response.status}`;
+  } catch (err) {
+    // undici says only "fetch failed"; the cause names what failed (refused, redirect, timeout).
+    const cause = (err as Error).cause;
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    return `network error: ${(err as Error).message}${detail}`;
+  }
 }

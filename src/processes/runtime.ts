@@ -6,7 +6,15 @@ import { type Boss, createBoss } from '../queue/boss.ts';
 import { createQueues } from '../queue/job.ts';
 import { startTracing } from '../tracing/tracing.ts';
 
-export type Runtime = { config: Config; log: Logger; pool: Pool; boss: Boss; close: () => Promise<void> };
+export type Runtime = {
+  config: Config;
+  log: Logger;
+  /** The database the pool and pg-boss use, for a role that needs a pool of its own (web's metrics pool). */
+  connectionString: string;
+  pool: Pool;
+  boss: Boss;
+  close: () => Promise<void>;
+};
 
 /** Reads the configuration or exits listing every problem: a bad config never half-starts. */
 export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
@@ -39,6 +47,7 @@ export async function openRuntime(config: Config, log: Logger, connectionString:
   return {
     config,
     log,
+    connectionString,
     pool,
     boss,
     close: async () => {

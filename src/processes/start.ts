@@ -17,6 +17,8 @@ async function main() {
   let config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
   const embedded = !config.DATABASE_URL;
+  // The local run on its embedded database is development: the console signs in over http://localhost.
+  if (embedded && !config.NODE_ENV) config = Object.freeze({ ...config, NODE_ENV: 'development' });
   if (embedded && !config.WEBHOOK_SECRETS) {
     const file = path.join(DATA_DIR, 'webhook-secret');
     config = Object.freeze({ ...config, WEBHOOK_SECRETS: [await developmentSecret(file)] });

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.ts';
 import { traceProviderCalls } from '../tracing/spans.ts';
+import { retryAfterMs, shouldRetry } from './retryPolicy.ts';
 
 /** An error the provider answered with (or the last one, after retries), carrying its error code. */
 export class ProviderError extends Error {
@@ -35,15 +36,6 @@ type PageInfo = {
 
 // Tokens live 24 h; renew well before so a long sync never runs on an expiring one.
 const TOKEN_LIFETIME_MS = 24 * 3600 * 1000 - 10 * 60 * 1000;
-// The seed's "retry" codes, and the in-progress idempotency codes it calls safe to retry (usually a 409).
-// Not `gateway_error` ("try later"): it does not say whether a POST took effect.
-const RETRYABLE_CODES = new Set([
-  'gateway_rate_limit_error',
-  'gateway_error_please_retry',
-  'gateway_timeout_error',
-  'idempotency_request_in_progress',
-  'idempotency_concurrent_request',
-]);
 const PAGE_LIMIT = '100';
 
 /** The bounds `GET /v1/payouts` filters by. */
@@ -66,7 +58,9 @@ export type ProviderClient = ReturnType<typeof createProviderClient>;
 /**
  * The provider API: OAuth client credentials (token cached, one refresh-and-retry on 401), cursor
  * pagination, and bounded exponential back-off with full jitter on 429, 5xx, rate-limit codes and
- * network errors. Anything else fails at once with the provider's error code.
+ * network errors, waiting what a `Retry-After` asks instead (capped); a POST that may have reached the
+ * provider is never sent twice (provider/retryPolicy.ts). Anything else fails at once with the provider's
+ * error code.
  */
 export function createProviderClient(options: ProviderClientOptions) {
   const maxAttempts = options.maxAttempts ?? 5;
@@ -78,11 +72,15 @@ export function createProviderClient(options: ProviderClientOptions) {
 
   async function accessToken(): Promise<string> {
     if (token && token.expiresAt > now()) return token.value;
+    // The one POST that is safe to repeat: a client-credentials grant creates nothing, and a token issued to an
+    // attempt whose answer was lost is simply never used.
     const body = await send(
       'POST',
       '/oauth/token',
       { client_id: options.clientId, client_secret: options.clientSecret },
       null,
+      undefined,
+      true,
     );
     const value = (body as { access_token?: unknown }).access_token;
     if (typeof value !== 'string') throw new ProviderError('token response has no access_token', null, null);
@@ -97,6 +95,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     body: unknown,
     auth: 'bearer' | null,
     subAccount?: string,
+    repeatable: boolean = method === 'GET',
   ): Promise<unknown> {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
@@ -105,6 +104,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       if (subAccount) headers['sub-account'] = subAccount;
       let response: Response | null = null;
       let failure: string;
+      let error: unknown = null;
       try {
         response = await fetch(new URL(path, options.baseUrl), {
           method,
@@ -114,6 +114,7 @@ export function createProviderClient(options: ProviderClientOptions) {
         });
         failure = `HTTP ${response.status}`;
       } catch (err) {
+        error = err;
         failure = `network error: ${(err as Error).message}`;
       }
       const payload = response ? await response.json().catch(() => null) : null;
@@ -127,14 +128,14 @@ export function createProviderClient(options: ProviderClientOptions) {
         continue;
       }
       // The seed: retry a 409 (same key still in progress), 429, 5xx and rate-limit codes; no other 4xx.
-      const status = response?.status ?? 0;
-      const retryable =
-        !response || status === 409 || status === 429 || status >= 500 || RETRYABLE_CODES.has(code ?? '');
-      if (!retryable || attempt >= maxAttempts) {
+      const status = response?.status ?? null;
+      if (!shouldRetry(repeatable, { status, code, error }) || attempt >= maxAttempts) {
         const message = `${method} ${path} failed after ${attempt} attempt(s): ${failure}${code ? ` (${code})` : ''}`;
-        throw new ProviderError(message, response?.status ?? null, code);
+        throw new ProviderError(message, status, code);
       }
-      const delay = Math.round(Math.random() * Math.min(30_000, baseDelayMs * 2 ** (attempt - 1)));
+      const delay =
+        retryAfterMs(response?.headers.get('retry-after') ?? null, now()) ??
+        Math.round(Math.random() * Math.min(30_000, baseDelayMs * 2 ** (attempt - 1)));
       options.log.warn({ path, attempt, delay, failure, code }, 'provider request failed; retrying');
       await sleep(delay);
     }

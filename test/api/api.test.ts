@@ -48,6 +48,27 @@ describe('the bearer token', () => {
   });
 });
 
+describe('security headers', () => {
+  it.each([
+    ['an answer', '/api/status', auth, 200],
+    ['a refusal', '/api/status', {}, 401],
+    ['an unknown path', '/api/nothing-here', auth, 404],
+  ])(
+    'are on %s of /api/*: nosniff, no framing, no referrer, HSTS, a policy that runs nothing',
+    async (_name, path, headers, status) => {
+      const response = await request(t.app).get(path).set(headers);
+      expect(response.status).toBe(status);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+      expect(response.headers['content-security-policy']).toBe(
+        "default-src 'none';frame-ancestors 'none';base-uri 'none'",
+      );
+    },
+  );
+});
+
 describe('GET /api/status', () => {
   it('counts unprocessed, quarantined and conflicting deliveries and queued jobs', async () => {
     const event = paymentEvent();

@@ -70,11 +70,26 @@ describe('configuration', () => {
     }
     const problems = (error as ConfigError).problems;
     expect(problems).toEqual([
-      'API_TOKENS.1: each entry must be name:admin|read:token (token ≥ 16 characters)',
-      'API_TOKENS.2: each entry must be name:admin|read:token (token ≥ 16 characters)',
+      'API_TOKENS.1: each entry must be name:admin|read|metrics:token (token ≥ 16 characters)',
+      'API_TOKENS.2: each entry must be name:admin|read|metrics:token (token ≥ 16 characters)',
       'API_TOKENS: token names must be unique (API_TOKEN is named admin): admin',
     ]);
     expect(problems.join('\n')).not.toMatch(/token-0123456789|short/);
+  });
+
+  it('reads METRICS_PORT and a metrics token, and refuses METRICS_PORT on the main port or out of range', () => {
+    const config = loadConfig({
+      METRICS_PORT: '9464',
+      API_TOKENS: 'prometheus:metrics:prometheus-token-0123456789',
+    });
+    expect(config.METRICS_PORT).toBe(9464);
+    expect(config.API_TOKENS).toEqual([
+      { name: 'prometheus', role: 'metrics', token: 'prometheus-token-0123456789' },
+    ]);
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '8080', PORT: '8080' })).toThrow(/METRICS_PORT: must differ/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
   });
 
   it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {

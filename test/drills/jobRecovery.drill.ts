@@ -108,7 +108,7 @@ describe('failed jobs are visible', () => {
     expect(failedJobs).toEqual(
       Object.fromEntries(queueNames.map((name) => [name, name === 'reconcile-payments' ? 1 : 0])),
     );
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_failed_jobs{queue="reconcile-payments"} 1');
     expect(metrics.text).toContain('tally_failed_jobs{queue="send-alert"} 0');
 

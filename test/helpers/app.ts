@@ -40,6 +40,8 @@ export async function startTestApp(
     WEBHOOK_SECRETS: SECRETS.join(','),
     API_TOKEN,
     LOG_LEVEL: 'debug',
+    // The console's cookie is Secure only over HTTPS, so the tests' plain-HTTP cookie jars keep it.
+    NODE_ENV: 'test',
     ...options.env,
   });
   const logLines: string[] = [];
@@ -63,7 +65,10 @@ export async function startTestApp(
   const jobs = options.jobs ?? allJobs;
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
-  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool, boss), jobs, now });
+  // Each scrape collects afresh, so a test sees what it just changed (test/observability/metrics.test.ts
+  // covers the cache); the app's one pool stands in for the web role's metrics pool.
+  const metrics = createMetrics(pool, boss, { freshForMs: 0 });
+  const app = createApp({ config, pool, boss, log, metrics, jobs, now });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   // Deliveries are projected by a loop that claims them from the raw log, named `process-event` like a queue.
   const processDeliveries =

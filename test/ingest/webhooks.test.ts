@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vit
 import { findEvent } from '../../src/ingest/deliveryReadQueries.ts';
 import { sign } from '../../src/ingest/signature.ts';
 import { processStoredEvents } from '../../src/projection/processStoredEvent.ts';
-import { SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
+import { API_TOKEN, SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned, unixSeconds } from '../helpers/deliveries.ts';
 import { drain } from '../helpers/fixtures.ts';
 
@@ -346,7 +346,7 @@ describe('metrics', () => {
   it('count deliveries by outcome and time the acknowledgement', async () => {
     await postSigned(t.app, paymentEvent());
     await postSigned(t.app, paymentEvent(), { secret: 'wrong' });
-    const response = await request(t.app).get('/metrics');
+    const response = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(response.status).toBe(200);
     expect(response.text).toMatch(/tally_webhook_deliveries_total\{outcome="accepted"\} \d+/);
     expect(response.text).toMatch(/tally_webhook_deliveries_total\{outcome="unauthorized"\} \d+/);

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/api/metrics.ts';
 import { FINDING_CODES } from '../../src/findings/findings.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 
 const run = promisify(execFile);
@@ -111,7 +111,10 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
                now(), now(), 123456)`,
     );
     expect((await postSigned(t.app, paymentEvent())).status).toBe(200);
-    exposed = parseExposition((await request(t.app).get('/metrics').expect(200)).text, declaredLabels(t));
+    exposed = parseExposition(
+      (await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`).expect(200)).text,
+      declaredLabels(t),
+    );
   });
   afterAll(() => t.close());
 
@@ -148,7 +151,9 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
   });
 
   it('the gauges they read report findings to work, cents at stake, the worker lag and the database', async () => {
-    const text = (await request(t.app).get('/metrics').expect(200)).text;
+    const text = (
+      await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`).expect(200)
+    ).text;
     expect(text).toContain(
       'tally_findings_open{code="payout_not_in_bank",severity="error",status="open"} 1\n',
     );

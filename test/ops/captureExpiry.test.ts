@@ -214,7 +214,7 @@ describe('alert delivery', () => {
       last_error: null,
       kind: 'capture_expiring',
     });
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_alerts{status="sent"} 1');
   });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/app.ts';
+import { API_TOKEN, type TestApp } from '../helpers/app.ts';
 import { startObservedApp } from '../helpers/observed.ts';
 
 // The shapes docs/webhooks.md lists under "What Tally accepts": every variation replayed through POST /webhooks and the
@@ -208,7 +208,7 @@ describe('what the provider actually sends', () => {
         'payment_method.created': 1,
       },
     });
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_unknown_values{field="payment.payment_mode"} 2');
     expect(metrics.text).not.toMatch(/tally_unknown_values\{[^}]*bnpl/);
   });

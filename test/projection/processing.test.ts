@@ -49,7 +49,7 @@ describe('a delivery whose data cannot be processed', () => {
 
     const status = await request(t.app).get('/api/status').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(status.body.data.failed_events).toBe(1);
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_events{status="failed"} 1');
   });
 });

@@ -129,7 +129,7 @@ describe('reconciliation catches up by itself', () => {
     const lagging = await status(t);
     expect(lagging.unreconciled_payments).toBe(1);
     expect(lagging.oldest_unreconciled_s).toBeGreaterThanOrEqual(0);
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_unreconciled_payments 1');
 
     // Within the grace period its own job is presumed on the way: reconcile-stale leaves it.
@@ -158,7 +158,9 @@ describe('reconciliation catches up by itself', () => {
       reconciled: true,
     });
     expect(await status(t)).toMatchObject({ unreconciled_payments: 0, oldest_unreconciled_s: null });
-    expect((await request(t.app).get('/metrics')).text).toContain('tally_oldest_unreconciled_seconds 0');
+    expect((await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`)).text).toContain(
+      'tally_oldest_unreconciled_seconds 0',
+    );
     expect(t.logLines.join('')).toContain('"unreconciled":1,"queued":1');
   });
 

@@ -224,7 +224,7 @@ describe('missed-event sweep', () => {
     ]);
     const status = await request(t.app).get('/api/status').set(auth);
     expect(status.body.data).toMatchObject({ missed_events_open: 3, last_sweep_at: expect.any(String) });
-    const metrics = await request(t.app).get('/metrics');
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${API_TOKEN}`);
     expect(metrics.text).toContain('tally_sweep_objects_total{outcome="missed"} 3');
   });
 

@@ -12,7 +12,8 @@ import { findingPages } from './pages.ts';
 import { paymentPage } from './paymentPage.ts';
 import { payoutPages } from './payoutPages.ts';
 import { renderPage } from './render.ts';
-import { consoleSession, provideCsrfToken, requireSignIn, signInRoutes } from './session.ts';
+import { consoleSession, provideCsrfToken, requireHttps, requireSignIn, signInRoutes } from './session.ts';
+import { signInLimit } from './signInLimit.ts';
 
 /**
  * Security headers for every console page: no script at all (so none inline), styles only from the console's
@@ -52,9 +53,16 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
     router.use((req, res) => renderPage(req, res, 'disabled', {}, 404));
     return router;
   }
-  const session = consoleSession(deps.pool, tokens, deps.log);
-  router.use(session.middleware, provideCsrfToken, express.urlencoded({ extended: false, limit: '16kb' }));
-  router.use(signInRoutes(tokens, session.pruneSessions));
+  // Everywhere but development the session cookie is Secure, whatever a proxy sends (docs/console.md).
+  const secureOnly = deps.config.NODE_ENV !== 'development' && deps.config.NODE_ENV !== 'test';
+  const session = consoleSession(deps.pool, tokens, deps.log, secureOnly);
+  router.use(
+    requireHttps(secureOnly),
+    session.middleware,
+    provideCsrfToken,
+    express.urlencoded({ extended: false, limit: '16kb' }),
+  );
+  router.use(signInRoutes(tokens, session.pruneSessions, signInLimit(deps.log)));
   router.use(requireSignIn(tokens));
   router.use(
     findingPages(deps),

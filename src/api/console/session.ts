@@ -28,11 +28,14 @@ const csrf = csrfSync({
 });
 
 /**
- * The console's session cookie (HttpOnly, SameSite=Strict, Secure when the request came over HTTPS,
- * directly or through a proxy's X-Forwarded-Proto), with sessions kept in Postgres so every web process
- * shares them. Expired rows are pruned at each sign-in rather than by a timer in every process.
+ * The console's session cookie (HttpOnly, SameSite=Strict), with sessions kept in Postgres so every web
+ * process shares them. Expired rows are pruned at each sign-in rather than by a timer in every process.
+ * `secureOnly` (everywhere but development): the cookie is always Secure, whatever a proxy says; express-session
+ * then sets it only on a request that came over HTTPS (directly, or X-Forwarded-Proto https), and
+ * `requireHttps` says so on the sign-in page instead of letting the form fail. In development the cookie is
+ * Secure only over HTTPS, so http://localhost works.
  */
-export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
+export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger, secureOnly: boolean) {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
     pool,
@@ -51,7 +54,7 @@ export function consoleSession(pool: Pool, tokens: ApiTokens, log: Logger) {
     cookie: {
       httpOnly: true,
       sameSite: 'strict',
-      secure: 'auto',
+      secure: secureOnly ? true : 'auto',
       maxAge: SESSION_HOURS * 3600 * 1000,
       path: '/console',
     },
@@ -87,21 +90,45 @@ export const provideCsrfToken: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Sign-in with an API token (its role applies), and sign-out. */
-export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void): Router {
+/** Whether express-session, which trusts X-Forwarded-Proto here (`proxy: true`), takes the request for HTTPS. */
+function cameOverHttps(req: Request): boolean {
+  const forwarded = req.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return (req.socket as { encrypted?: boolean }).encrypted === true || forwarded === 'https';
+}
+
+/** With a Secure-only cookie, signing in over plain HTTP could never keep a session: refuse it and say why. */
+export function requireHttps(secureOnly: boolean): RequestHandler {
+  return (req, _res, next) => {
+    if (secureOnly && !cameOverHttps(req))
+      throw new HttpError(
+        403,
+        'https_required',
+        'The console signs in over HTTPS only: open it through HTTPS (a proxy in front must send X-Forwarded-Proto).',
+      );
+    next();
+  };
+}
+
+/** Sign-in with an API token (its role applies; a metrics token is refused), and sign-out. */
+export function signInRoutes(tokens: ApiTokens, pruneSessions: () => void, limit: RequestHandler): Router {
   const router = express.Router();
   router.get('/sign-in', async (req, res) => {
     req.session.cookie.maxAge = SIGN_IN_FORM_MINUTES * 60 * 1000;
     pruneSessions();
     csrf.generateToken(req);
     await saveSession(req);
-    renderPage(req, res, 'signIn', { failed: false });
+    renderPage(req, res, 'signIn', { failure: null });
   });
-  router.post('/sign-in', requireCsrfToken, async (req, res) => {
+  // Limited before the CSRF check, so a client that keeps failing either is refused all the same.
+  router.post('/sign-in', limit, requireCsrfToken, async (req, res) => {
     const token = (req.body as Record<string, unknown>).token;
     const principal = typeof token === 'string' && token !== '' ? tokens.find(token.trim()) : null;
     if (!principal) {
-      renderPage(req, res, 'signIn', { failed: true }, 401);
+      renderPage(req, res, 'signIn', { failure: 'That token is not valid.' }, 401);
+      return;
+    }
+    if (principal.role === 'metrics') {
+      renderPage(req, res, 'signIn', { failure: 'A metrics token reads GET /metrics only.' }, 403);
       return;
     }
     // A new session id at sign-in: an id planted before it (session fixation) is worth nothing after.
@@ -134,7 +161,8 @@ function saveSession(req: Request): Promise<void> {
 export function requireSignIn(tokens: ApiTokens): RequestHandler {
   return (req, res, next) => {
     const principal = req.session.fingerprint ? tokens.findByFingerprint(req.session.fingerprint) : null;
-    if (!principal) {
+    // A token whose role became `metrics` since it signed in opens nothing either.
+    if (!principal || principal.role === 'metrics') {
       res.redirect(303, '/console/sign-in');
       return;
     }

@@ -77,11 +77,20 @@ function commonAnswers(operation: Operation): Record<number, Answer> {
     answers[413] = error('The body is too large.');
     answers[415] = error('Unsupported content encoding or charset.');
   }
-  if (operation.auth !== 'none') {
+  if (operation.auth === 'read' || operation.auth === 'admin') {
     answers[401] = error('Missing or unknown bearer token (`not_authenticated`).');
     answers[404] = error('The API is disabled: no token is configured (`api_disabled`).');
   }
-  if (operation.auth === 'admin') answers[403] = error('A read token cannot change anything (`forbidden`).');
+  if (operation.auth === 'metrics') {
+    answers[401] = error('Missing or unknown bearer token (`not_authenticated`).');
+    answers[404] = error(
+      'No token is configured (`metrics_disabled`), or `METRICS_PORT` is set and serves this path instead (`resource_not_found`).',
+    );
+  }
+  if (operation.auth === 'read')
+    answers[403] = error('A metrics token reads `GET /metrics` only (`forbidden`).');
+  if (operation.auth === 'admin')
+    answers[403] = error('A read or metrics token cannot change anything (`forbidden`).');
   answers[500] = error('Unexpected failure; details are in the log, never in the answer.');
   return answers;
 }

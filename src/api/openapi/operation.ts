@@ -12,8 +12,8 @@ export type Operation = {
   tag: string;
   summary: string;
   description?: string;
-  /** `read`: any API token; `admin`: an admin token; `none`: no token. */
-  auth: 'read' | 'admin' | 'none';
+  /** `read`: a read or admin token; `admin`: an admin token; `metrics`: a token of any role; `none`: no token. */
+  auth: 'read' | 'admin' | 'metrics' | 'none';
   query?: z.ZodObject;
   /** Path parameters: the route's own schema, or a pattern for ids that are parsed by hand. */
   params?: z.ZodObject;

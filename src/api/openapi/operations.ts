@@ -72,8 +72,10 @@ export const operations: Operation[] = [
     method: 'get',
     path: '/metrics',
     tag: 'Health',
-    auth: 'none',
+    auth: 'metrics',
     summary: 'Prometheus metrics',
+    description:
+      'A bearer token of any role (a `metrics` token reads this and nothing else). With `METRICS_PORT` set, served on that port only, without a token. The database gauges are collected at most every few seconds, from a pool of their own.',
     answers: { 200: { description: 'The text exposition format.', content: { 'text/plain': text } } },
   },
   {
