@@ -8,6 +8,7 @@ import {
   namedToken,
   optionalCount,
   optionalText,
+  timeZoneName,
 } from './configFields.ts';
 import { FINDING_CODES } from './findings/findings.ts';
 import { issueLines } from './issues.ts';
@@ -67,8 +68,13 @@ export const configSchema = z.object({
   SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *').meta({
     description: 'When the clock runs the fee configuration sync, which ends with the comparison report.',
   }),
-  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *').meta({
-    description: 'When the clock builds the daily report for the previous UTC day.',
+  BUSINESS_TIME_ZONE: timeZoneName('UTC').meta({
+    description:
+      'The time zone whose calendar days the daily report, periods and journals count, and in which their schedules run. Days of 23 or 25 hours (daylight saving) are counted exactly.',
+  }),
+  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *', 'BUSINESS_TIME_ZONE').meta({
+    description:
+      'When the clock builds the daily report for the previous business day (in `BUSINESS_TIME_ZONE`, not UTC).',
   }),
   PROVIDER_SUB_ACCOUNTS: commaList.optional().meta({
     description:

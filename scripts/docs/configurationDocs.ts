@@ -72,7 +72,7 @@ export function renderConfigurationPage(settings: Setting[] = readSettings()): s
     '',
     'Some settings go together: the three `PROVIDER_*` settings are set together or not at all, and so are',
     '`ALERT_SIGNED_WEBHOOK_URL` and `ALERT_WEBHOOK_SECRET`; `WEBHOOK_SECRETS` is required once',
-    '`DATABASE_URL` is set. Every schedule is a five-field cron expression evaluated in UTC.',
+    '`DATABASE_URL` is set. Every schedule is a five-field cron expression evaluated in UTC, except the report schedules, which run in `BUSINESS_TIME_ZONE`.',
     '',
     '| variable | format | default | meaning |',
     '|---|---|---|---|',
