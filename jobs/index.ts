@@ -8,6 +8,7 @@ import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
 import payoutScan from './payout-scan.ts';
 import payoutSync from './payout-sync.ts';
+import periodReport from './period-report.ts';
 import reconcilePayments from './reconcile-payments.ts';
 import reconcilePayouts from './reconcile-payouts.ts';
 import reconcileStale from './reconcile-stale.ts';
@@ -25,6 +26,7 @@ const handlers = {
   'missed-event-sweep': missedEventSweep,
   'payout-sync': payoutSync,
   'daily-report': dailyReport,
+  'period-report': periodReport,
   'retention-purge': retentionPurge,
   'reconcile-payouts': reconcilePayouts,
   'payout-scan': payoutScan,

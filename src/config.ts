@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ledgerAccountsSetting } from './close/ledgerAccounts.ts';
 import {
   commaList,
   cronExpression,
@@ -164,6 +165,23 @@ export const configSchema = z.object({
   }),
   DECLINE_ALERT_COUNT: integer(3).meta({
     description: 'More declines of one card than this within 24 hours is `card_declined_repeatedly`.',
+  }),
+  LEDGER_ACCOUNTS: ledgerAccountsSetting.meta({
+    description:
+      'Journal accounts by posting kind (`clearing`, `sales`, `processing_fees`, `platform_fees`, `other_fees`, `refunds`, `disputes`, `ach_returns`, `in_transit`, `bank`, `unexplained`), e.g. `{"sales":"4000","xero":{"sales":"200"}}`; an object under a format name (`csv`, `xero`, `quickbooks`, `netsuite`) overrides kinds for that format. Unset kinds post to an account named as the kind.',
+  }),
+  LEDGER_XERO_TAX_RATE: z.string().min(1).default('Tax Exempt').meta({
+    format: 'text',
+    description:
+      'The `*TaxRate` of every line of a Xero manual journal import (a tax rate name of the Xero organisation).',
+  }),
+  LEDGER_NETSUITE_SUBSIDIARY: optionalText.meta({
+    description:
+      'The `Subsidiary` of every line of a NetSuite journal import. Unset: the file has no Subsidiary column.',
+  }),
+  SCHEDULE_PERIOD_REPORT: cronExpression('30 6 2 * *', 'BUSINESS_TIME_ZONE').meta({
+    description:
+      "When the clock builds the previous month's period close report (after the provider's 24-hour retry window), and checks closed periods for changes.",
   }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

@@ -23,6 +23,7 @@ import { opsSignalRoutes } from './routes/opsSignals.ts';
 import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { payoutRoutes } from './routes/payouts.ts';
+import { periodRoutes } from './routes/periods.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
@@ -54,6 +55,7 @@ export function createApp(
     disputeRoutes(deps),
     declineRoutes(deps),
     reportRoutes(deps),
+    periodRoutes(deps),
     jobRoutes(deps),
     bankStatementRoutes(deps),
   );

@@ -174,6 +174,20 @@ export const queues = {
     cronSetting: 'SCHEDULE_DAILY_REPORT',
     businessTime: true,
   }),
+  /** The close report of a business month: the previous one, unless one is named. */
+  'period-report': defineQueue({
+    payloadSchema: z.object({
+      period: z
+        .string()
+        .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM')
+        .optional(),
+    }),
+    // A month of a million payments: a few grouped scans (npm run bench:close).
+    queue: longJob(3600),
+    scheduled: true,
+    cronSetting: 'SCHEDULE_PERIOD_REPORT',
+    businessTime: true,
+  }),
   /** Raw bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, purged in small batches. */
   'retention-purge': defineQueue({
     payloadSchema: z.object({}),
