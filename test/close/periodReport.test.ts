@@ -252,3 +252,91 @@ describe('the period-report job', () => {
     expect(written.accounts[0].walk.held_end).toBe(10_650);
   });
 });
+
+describe('the journal', () => {
+  const journal = (query: string) => request(t.app).get(`/api/periods/2026-10/journal?${query}`).set(auth);
+  const cents = (value: string) => (value === '' ? 0 : Math.round(Number(value) * 100));
+
+  it('csv: every entry balances, amounts with two decimals', async () => {
+    const response = await journal('format=csv');
+    expect(response.status).toBe(200);
+    const rows = parse(response.text, { columns: true }) as Record<string, string>[];
+    const sums = new Map<string, number>();
+    for (const row of rows) {
+      for (const amount of [row.debit, row.credit]) expect(amount).toMatch(/^(\d+\.\d\d)?$/);
+      sums.set(
+        row.entry as string,
+        (sums.get(row.entry as string) ?? 0) + cents(row.debit as string) - cents(row.credit as string),
+      );
+    }
+    expect([...sums.values()].every((sum) => sum === 0)).toBe(true);
+    const sales = rows.filter((row) => row.account === 'sales');
+    expect(sales.reduce((sum, row) => sum + cents(row.credit as string), 0)).toBe(19_000);
+    expect(rows.find((row) => row.account === 'unexplained')).toMatchObject({
+      credit: '7.77',
+      reference: 'po_1',
+    });
+  });
+
+  it('xero: dates dd mmm yyyy, signed amounts summing to zero per narration, no bank lines, X-Parts', async () => {
+    const response = await journal('format=xero');
+    expect(response.status).toBe(200);
+    expect(response.headers['x-parts']).toBe('1');
+    const rows = parse(response.text, { columns: true }) as Record<string, string>[];
+    const sums = new Map<string, number>();
+    for (const row of rows) {
+      expect(row['*Date']).toMatch(/^\d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}$/);
+      expect(row['*TaxRate']).toBe('Tax Exempt');
+      expect(row['*AccountCode']).not.toBe('bank');
+      sums.set(
+        row['*Narration'] as string,
+        (sums.get(row['*Narration'] as string) ?? 0) + cents(row['*Amount'] as string),
+      );
+    }
+    expect([...sums.values()].every((sum) => sum === 0)).toBe(true);
+    expect(rows.some((row) => row['*Date'] === '31 Oct 2026')).toBe(true);
+  });
+
+  it('quickbooks: IIF headers, each transaction sums to zero', async () => {
+    const response = await journal('format=quickbooks');
+    expect(response.status).toBe(200);
+    const lines = parse(response.text, { delimiter: '\t', relax_column_count: true }) as string[][];
+    expect(lines.slice(0, 3).map((line) => line[0])).toEqual(['!TRNS', '!SPL', '!ENDTRNS']);
+    let sum = 0;
+    let transactions = 0;
+    for (const line of lines.slice(3)) {
+      if (line[0] === 'ENDTRNS') {
+        expect(sum).toBe(0);
+        transactions += 1;
+        continue;
+      }
+      expect(line[1]).toBe('GENERAL JOURNAL');
+      expect(line[2]).toMatch(/^\d\d\/\d\d\/\d{4}$/);
+      sum = (line[0] === 'TRNS' ? 0 : sum) + cents(line[4] as string);
+    }
+    expect(transactions).toBeGreaterThan(5);
+  });
+
+  it('netsuite: deterministic external ids, consecutive lines, balanced', async () => {
+    const first = await journal('format=netsuite');
+    const again = await journal('format=netsuite');
+    expect(first.text).toBe(again.text);
+    const rows = parse(first.text, { columns: true }) as Record<string, string>[];
+    expect(rows[0]?.['External ID']).toBe('tally-2026-10-1');
+    const sums = new Map<string, number>();
+    for (const row of rows)
+      sums.set(
+        row['External ID'] as string,
+        (sums.get(row['External ID'] as string) ?? 0) +
+          cents(row.Debit as string) -
+          cents(row.Credit as string),
+      );
+    expect([...sums.values()].every((sum) => sum === 0)).toBe(true);
+  });
+
+  it('refuses an unknown format naming format', async () => {
+    const response = await journal('format=sage');
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toMatch(/^format: /);
+  });
+});

@@ -99,9 +99,10 @@ export function periodRoutes(deps: AppDeps): Router {
     };
     const extension = query.format === 'quickbooks' ? 'iif' : 'csv';
     const name = `journal-${body.period}-${query.format}${query.currency ? `-${query.currency}` : ''}${query.format === 'xero' ? `-part${query.part ?? 1}` : ''}`;
+    // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
     res
-      .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
       .attachment(`${name}.${extension}`)
+      .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
       .set('X-Parts', String(parts))
       .send(renderJournal(query.format, entries, settings));
   });
