@@ -2,6 +2,7 @@ import type { JobDefinition } from '../src/queue/job.ts';
 import type { QueueName } from '../src/queue/queues.ts';
 import alertScan from './alert-scan.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
+import closedPeriodCheck from './closed-period-check.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
@@ -27,6 +28,7 @@ const handlers = {
   'payout-sync': payoutSync,
   'daily-report': dailyReport,
   'period-report': periodReport,
+  'closed-period-check': closedPeriodCheck,
   'retention-purge': retentionPurge,
   'reconcile-payouts': reconcilePayouts,
   'payout-scan': payoutScan,

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { checkClosedPeriods } from '../src/close/checkClosedPeriods.ts';
 import { currentPeriodReport } from '../src/close/periodService.ts';
 import { periodOf, previousPeriod } from '../src/close/periods.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../src/close/renderPeriod.ts';
@@ -8,6 +9,7 @@ import { defineJob } from '../src/queue/job.ts';
 /**
  * Builds the close report of a business month (the previous one, unless one is named) and writes it to
  * REPORTS_DIR as `period-<YYYY-MM>.{json,csv,html}` when that is set; GET /api/periods/:period serves it live.
+ * Then checks the closed periods against their stored versions, as the hourly closed-period-check does.
  */
 export default defineJob('period-report', {
   async handle(payload, context) {
@@ -23,5 +25,7 @@ export default defineJob('period-report', {
       await writeFile(`${base}.html`, renderPeriodHtml(report));
     }
     context.log.info({ period, accounts: report.accounts.length }, 'period report built');
+    const checked = await checkClosedPeriods(context.pool, context.config, context.now());
+    context.log.info(checked, 'closed periods checked');
   },
 });

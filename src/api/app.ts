@@ -23,6 +23,7 @@ import { opsSignalRoutes } from './routes/opsSignals.ts';
 import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { payoutRoutes } from './routes/payouts.ts';
+import { periodCloseRoutes } from './routes/periodCloses.ts';
 import { periodRoutes } from './routes/periods.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
@@ -56,6 +57,7 @@ export function createApp(
     declineRoutes(deps),
     reportRoutes(deps),
     periodRoutes(deps),
+    periodCloseRoutes(deps),
     jobRoutes(deps),
     bankStatementRoutes(deps),
   );

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import type { BookedRow } from './closeQueries.ts';
 import type { JournalMovement } from './journal.ts';
 import type { MovementKind } from './movementKinds.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
@@ -11,17 +12,67 @@ export type AccountKey = { account_type: string; account_id: string; currency: s
 export const keyOf = (row: AccountKey) => `${row.account_type}\u0000${row.account_id}\u0000${row.currency}`;
 
 /**
- * What the closed periods before this one say, when the one before it is closed: per account key, its closed
- * `held_end`, and the movements by kind the closed periods booked (their own and their adjustments), against
- * which everything Tally now knows before this period gives this period's adjustments.
+ * What the closed periods before this one say, when this is the first open period: the latest closed period,
+ * per account key its closed `held_end`, and the movements by month and kind the closed periods booked (their
+ * own and their adjustments), against which everything Tally now knows before this period gives this period's
+ * adjustments.
  */
 export type PriorClose = {
   period: string;
   heldEnd: Map<string, number>;
-  booked: Map<string, { key: AccountKey; totals: KindTotals }>;
+  booked: BookedRow[];
 };
 
+type MonthTotals = { month: string; key: AccountKey; totals: KindTotals };
+
 export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
+
+/** Movements summed per month and account key, by kind: what a close books. */
+export function bookedOf(rows: MovementRow[]): BookedRow[] {
+  return [...totalsByMonth(rows).values()].map(({ month, key, totals }) => ({
+    month,
+    ...key,
+    totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
+  }));
+}
+
+function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
+  const byMonth = new Map<string, MonthTotals>();
+  for (const row of rows) {
+    const month = row.day.slice(0, 7);
+    const key = `${month}\u0000${keyOf(row)}`;
+    const entry = byMonth.get(key) ?? {
+      month,
+      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
+      totals: emptyTotals(),
+    };
+    entry.totals[row.kind] += row.amount;
+    byMonth.set(key, entry);
+  }
+  return byMonth;
+}
+
+/**
+ * The adjustments the first open period books, per month of origin and account key: what Tally now knows of
+ * the months before it, less what the closed periods booked of them.
+ */
+function adjustmentsOf(beforeRows: MovementRow[], prior: PriorClose): Map<string, MonthTotals> {
+  const adjustments = totalsByMonth(beforeRows);
+  for (const row of prior.booked) {
+    const key = `${row.month}\u0000${keyOf(row)}`;
+    const entry = adjustments.get(key) ?? {
+      month: row.month,
+      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
+      totals: emptyTotals(),
+    };
+    for (const [kind, amount] of Object.entries(row.totals) as [MovementKind, number][])
+      entry.totals[kind] -= amount;
+    adjustments.set(key, entry);
+  }
+  for (const [key, entry] of adjustments)
+    if (Object.values(entry.totals).every((amount) => amount === 0)) adjustments.delete(key);
+  return adjustments;
+}
 
 function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
   const byKey = new Map<string, { key: AccountKey; totals: KindTotals }>();
@@ -49,25 +100,30 @@ export async function buildPeriodReport(
   generatedAt: Date,
   prior: PriorClose | null,
 ) {
+  return (await buildPeriodClose(db, period, timeZone, generatedAt, prior)).report;
+}
+
+/** The close report, and what closing it books: every movement up to the period's end, by month (bookedOf). */
+export async function buildPeriodClose(
+  db: Queryable,
+  period: string,
+  timeZone: string,
+  generatedAt: Date,
+  prior: PriorClose | null,
+) {
   const { from, to } = await periodBounds(db, period, timeZone);
   const movements = await listMovements(db, from, to, timeZone);
-  const before = totalsByKey(await listMovements(db, null, from, timeZone));
+  const beforeRows = await listMovements(db, null, from, timeZone);
+  const before = totalsByKey(beforeRows);
   const during = totalsByKey(movements);
   const unexplainedByFinding = await sumUnexplainedByFinding(db, from, to);
 
-  // Adjustments: what is now known before the period, less what the closed periods booked.
-  const adjustments = new Map<string, { key: AccountKey; totals: KindTotals }>();
-  if (prior) {
-    for (const [key, entry] of [...before, ...prior.booked]) {
-      if (!adjustments.has(key)) adjustments.set(key, { key: entry.key, totals: emptyTotals() });
-    }
-    for (const [key, adjustment] of adjustments) {
-      for (const kind of Object.keys(adjustment.totals) as MovementKind[]) {
-        adjustment.totals[kind] =
-          (before.get(key)?.totals[kind] ?? 0) - (prior.booked.get(key)?.totals[kind] ?? 0);
-      }
-    }
-  }
+  const byOrigin = prior ? adjustmentsOf(beforeRows, prior) : new Map<string, MonthTotals>();
+  const adjustments = totalsByKey(
+    [...byOrigin.values()].flatMap(({ key, totals }) =>
+      Object.entries(totals).map(([kind, amount]) => ({ ...key, kind: kind as MovementKind, amount })),
+    ),
+  );
 
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
@@ -100,7 +156,7 @@ export async function buildPeriodReport(
           by_finding: explained.map(({ code, amount }) => ({ code, amount })),
           remainder: walk.unexplained - explained.reduce((sum, row) => sum + row.amount, 0),
         },
-        adjustments: adjustments.get(key)?.totals ?? null,
+        adjustments: prior ? (adjustments.get(key)?.totals ?? emptyTotals()) : null,
         movements: totals,
       };
     })
@@ -109,11 +165,11 @@ export async function buildPeriodReport(
         Object.values(row.movements).some((value) => value !== 0) ||
         row.walk.held_end !== 0 ||
         row.walk.held_start !== 0 ||
-        row.adjustments !== null,
+        Object.values(row.adjustments ?? {}).some((value) => value !== 0),
     );
 
   const findings = await listPeriodFindings(db, period, from, to);
-  return {
+  const report = {
     kind: 'period' as const,
     period,
     time_zone: timeZone,
@@ -131,16 +187,19 @@ export async function buildPeriodReport(
         created_at: row.created_at.toISOString(),
       })),
     },
-    journal: journalMovementsOf(movements, accounts, period, prior),
+    journal: journalMovementsOf(movements, [...byOrigin.values()], period),
   };
+  return { report, booked: bookedOf([...beforeRows, ...movements]) };
 }
 
-/** Live money only (a ledger books no test payments), summed over accounts per day, kind and currency. */
+/**
+ * Live money only (a ledger books no test payments), summed over accounts per day, kind and currency; and the
+ * adjustments per month of origin, kind and currency, dated the period's first day.
+ */
 function journalMovementsOf(
   movements: MovementRow[],
-  accounts: { account_type: string; currency: string; adjustments: KindTotals | null }[],
+  adjustments: MonthTotals[],
   period: string,
-  prior: PriorClose | null,
 ): JournalMovement[] {
   const sums = new Map<string, JournalMovement>();
   for (const row of movements) {
@@ -156,17 +215,17 @@ function journalMovementsOf(
     entry.amount += row.amount;
     sums.set(key, entry);
   }
-  for (const account of accounts) {
-    if (account.account_type !== 'live' || !account.adjustments || !prior) continue;
-    for (const [kind, amount] of Object.entries(account.adjustments) as [MovementKind, number][]) {
-      const key = `${account.currency}\u0000adjust\u0000${kind}`;
+  for (const { month, key: account, totals } of adjustments) {
+    if (account.account_type !== 'live') continue;
+    for (const [kind, amount] of Object.entries(totals) as [MovementKind, number][]) {
+      const key = `${account.currency}\u0000adjust\u0000${month}\u0000${kind}`;
       const entry = sums.get(key) ?? {
         currency: account.currency,
         day: `${period}-01`,
         kind,
         reference: null,
         amount: 0,
-        adjusts: prior.period,
+        adjusts: month,
       };
       entry.amount += amount;
       sums.set(key, entry);

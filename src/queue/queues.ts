@@ -188,6 +188,17 @@ export const queues = {
     cronSetting: 'SCHEDULE_PERIOD_REPORT',
     businessTime: true,
   }),
+  /**
+   * Every closed period's numbers recomputed against its stored version (`closed_period_changed`): hourly, so a
+   * late delivery or payout line that moves a closed month is flagged within the hour.
+   */
+  'closed-period-check': defineQueue({
+    payloadSchema: z.object({}),
+    // One grouped scan of the closed months' movements: the period report's cost per closed month.
+    queue: longJob(3600),
+    scheduled: true,
+    cron: '40 * * * *',
+  }),
   /** Raw bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, purged in small batches. */
   'retention-purge': defineQueue({
     payloadSchema: z.object({}),

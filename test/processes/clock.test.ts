@@ -28,6 +28,7 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
     { job: 'payout-sync', cron: '0 * * * *', timezone: 'UTC' },
     { job: 'daily-report', cron: '15 0 * * *', timezone: 'UTC' },
     { job: 'period-report', cron: '30 6 2 * *', timezone: 'UTC' },
+    { job: 'closed-period-check', cron: '40 * * * *', timezone: 'UTC' },
     { job: 'retention-purge', cron: '30 3 * * *', timezone: 'UTC' },
     { job: 'payout-scan', cron: '*/15 * * * *', timezone: 'UTC' },
     { job: 'alert-scan', cron: '* * * * *', timezone: 'UTC' },

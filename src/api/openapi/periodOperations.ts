@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noteBody } from '../routes/findings.ts';
 import { journalQuery } from '../routes/periods.ts';
 import { type Answer, json, type Operation, ok, text } from './operation.ts';
 import { cents, count, named, timestamp } from './registry.ts';
@@ -60,6 +61,68 @@ const periodSummary = named(
   }),
 );
 
+const history = z.array(
+  z.strictObject({
+    action: z.enum(['close', 'reopen']),
+    version: count(),
+    actor: z.string(),
+    note: z.string().nullable(),
+    created_at: timestamp(),
+  }),
+);
+
+const closeState = {
+  status: z.enum(['open', 'closed']),
+  version: count().nullable(),
+  closed_at: timestamp().nullable(),
+  closed_by: z.string().nullable(),
+  content_sha256: z.string().nullable(),
+  cut_off: z
+    .strictObject({
+      last_delivery_received_at: timestamp().nullable(),
+      last_sweep_at: timestamp().nullable(),
+      last_payout_sync_at: timestamp().nullable(),
+      newest_statement_date: z.iso.date().nullable(),
+    })
+    .nullable(),
+  history,
+};
+
+const periodState = named(
+  'PeriodState',
+  "A period's state after a close or reopen: its current version (closed), the content hash and data cut-off of that version, and every close and reopen.",
+  z.strictObject({ period: z.string(), ...closeState }),
+);
+
+const stateChange = (action: 'close' | 'reopen', summary: string, description: string): Operation => ({
+  method: 'post',
+  path: `/api/periods/{period}/${action}`,
+  tag: 'Reports',
+  auth: 'admin',
+  summary,
+  description,
+  params: periodParam,
+  body: { required: action === 'reopen', content: json(noteBody) },
+  answers: {
+    ...ok(
+      'The period after the change.',
+      schemas.single('PeriodStateEnvelope', 'period', periodState, 'A period state.'),
+    ),
+    400: {
+      description: 'The period is malformed, before the earliest activity or not started.',
+      content: json(schemas.errorSchema),
+    },
+    409: {
+      description: 'The rules refuse it; the message names every reason. Nothing changed.',
+      content: json(schemas.errorSchema),
+    },
+    422: {
+      description: 'The note is missing (reopen) or is not text. Nothing changed.',
+      content: json(schemas.errorSchema),
+    },
+  },
+});
+
 const reportFile = (extension: string, summary: string, content: Answer['content']): Operation => ({
   method: 'get',
   path: `/api/periods/{period}.${extension}`,
@@ -91,9 +154,24 @@ export const periodOperations: Operation[] = [
     params: periodParam,
     answers: ok(
       'The close report.',
-      schemas.single('PeriodEnvelope', 'period', periodReport, 'A period close report.'),
+      schemas.single(
+        'PeriodEnvelope',
+        'period',
+        periodReport.and(z.looseObject(closeState)),
+        'A period close report with its state and history.',
+      ),
     ),
   },
+  stateChange(
+    'close',
+    'Close a period: store its report and journal as the next version',
+    'Allowed once the period has ended, every earlier period with activity is closed, 24 h have passed since its end, and a missed-event sweep and a payout sync have completed since its end. The report and journal (with the account names configured now) are stored with a sha256 of their content, who closed it, when, and the data cut-off; they are served unchanged from then on. `note` is optional.',
+  ),
+  stateChange(
+    'reopen',
+    'Reopen the latest closed period',
+    'Only the latest closed period; `note` is required. The period then shows its current numbers, and its adjustments leave the next period. Closing it again stores the next version.',
+  ),
   reportFile('json', 'The close report as JSON', json(periodReport)),
   reportFile('csv', 'The close report, one row per account and currency', { 'text/csv': text }),
   reportFile('html', 'The close report as a printable page', { 'text/html': text }),

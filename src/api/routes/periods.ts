@@ -1,11 +1,11 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import type { PeriodReport } from '../../close/buildPeriodReport.ts';
+import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
 import { buildJournalEntries } from '../../close/journal.ts';
 import { renderJournal, xeroParts } from '../../close/journalFormats.ts';
 import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
-import { checkPeriod, currentPeriodReport, PeriodError } from '../../close/periodService.ts';
+import { checkPeriod, PeriodError, type ServedPeriod, servePeriod } from '../../close/periodService.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
@@ -26,33 +26,24 @@ export const journalQuery = z.object({
 
 export function periodRoutes(deps: AppDeps): Router {
   const router = express.Router();
-  const report = async (raw: string): Promise<PeriodReport> => {
+  const serve = async (raw: string): Promise<ServedPeriod> => {
     const now = deps.now();
-    try {
-      const period = await checkPeriod(deps.pool, raw, deps.config, now);
-      return await currentPeriodReport(deps.pool, period, deps.config, now);
-    } catch (err) {
-      if (err instanceof PeriodError) throw new HttpError(400, 'invalid_parameter', err.message);
-      throw err;
-    }
+    return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
   };
 
   router.get('/periods', async (_req, res) => {
-    const rows = await listPeriods(deps.pool, deps.config, deps.now(), () => ({
-      status: 'open',
-      version: null,
-      closed_at: null,
-      closed_by: null,
-    }));
+    const rows = await listPeriods(deps.pool, deps.config, deps.now());
     res.json(list(rows, { has_previous: false, has_next: false, start_cursor: null, end_cursor: null }));
   });
 
   router.get('/periods/:period', async (req, res) => {
     const match = PERIOD_PATH.exec(req.params.period);
-    const body = await report(match?.[1] ?? req.params.period);
+    const served = await serve(match?.[1] ?? req.params.period);
+    const body = served.report;
     switch (match?.[2]) {
       case 'json':
-        res.type('application/json').send(JSON.stringify(body, null, 2));
+        // A closed period's stored text, byte for byte.
+        res.type('application/json').send(served.reportText);
         return;
       case 'csv':
         res
@@ -64,13 +55,20 @@ export function periodRoutes(deps: AppDeps): Router {
         res.type('text/html; charset=utf-8').send(renderPeriodHtml(body));
         return;
       default:
-        res.json(single('period', body.period, body));
+        res.json(
+          single('period', body.period, {
+            ...body,
+            ...closeStateOf(served.closed),
+            history: await listPeriodHistory(deps.pool, body.period),
+          }),
+        );
     }
   });
 
   router.get('/periods/:period/journal', async (req, res) => {
     const query = parseQuery(journalQuery, req.query);
-    const body = await report(req.params.period);
+    const served = await serve(req.params.period);
+    const body = served.report;
     const currencies = [...new Set(body.journal.map((movement) => movement.currency))].sort();
     const oneCurrency = query.format !== 'csv' && query.format !== 'netsuite';
     if (query.currency === undefined && oneCurrency && currencies.length > 1)
@@ -79,10 +77,19 @@ export function periodRoutes(deps: AppDeps): Router {
         'invalid_parameter',
         `currency: required, the period has several currencies (${currencies.join(', ')}) and ${query.format} takes one a file`,
       );
-    const movements = body.journal.filter(
-      (movement) => query.currency === undefined || movement.currency === query.currency,
-    );
-    let entries = buildJournalEntries(body.period, movements);
+    // Numbered over every currency before one is picked, so a NetSuite external id is never used twice.
+    const { entries: all, settings } =
+      served.status === 'closed'
+        ? served.journal
+        : {
+            entries: buildJournalEntries(body.period, body.journal),
+            settings: {
+              accounts: deps.config.LEDGER_ACCOUNTS,
+              xeroTaxRate: deps.config.LEDGER_XERO_TAX_RATE,
+              netsuiteSubsidiary: deps.config.LEDGER_NETSUITE_SUBSIDIARY,
+            },
+          };
+    let entries = all.filter((entry) => query.currency === undefined || entry.currency === query.currency);
     let parts = 1;
     if (query.format === 'xero') {
       const split = xeroParts(entries);
@@ -92,11 +99,6 @@ export function periodRoutes(deps: AppDeps): Router {
         throw new HttpError(400, 'invalid_parameter', `part: the journal has ${parts} part(s)`);
       entries = split[part - 1] ?? [];
     }
-    const settings = {
-      accounts: deps.config.LEDGER_ACCOUNTS,
-      xeroTaxRate: deps.config.LEDGER_XERO_TAX_RATE,
-      netsuiteSubsidiary: deps.config.LEDGER_NETSUITE_SUBSIDIARY,
-    };
     const extension = query.format === 'quickbooks' ? 'iif' : 'csv';
     const name = `journal-${body.period}-${query.format}${query.currency ? `-${query.currency}` : ''}${query.format === 'xero' ? `-part${query.part ?? 1}` : ''}`;
     // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
@@ -108,4 +110,26 @@ export function periodRoutes(deps: AppDeps): Router {
   });
   router.use(undecodablePathParam('period'));
   return router;
+}
+
+/** A period named in a path, checked: 400 naming `period` when it is malformed, too early or not started. */
+export async function checkedPeriod(deps: AppDeps, raw: string, now: Date): Promise<string> {
+  try {
+    return await checkPeriod(deps.pool, raw, deps.config, now);
+  } catch (err) {
+    if (err instanceof PeriodError) throw new HttpError(400, 'invalid_parameter', err.message);
+    throw err;
+  }
+}
+
+/** The close fields of a period's answer: its state, and for a closed one its version, hash and data cut-off. */
+export function closeStateOf(closed: PeriodVersionRow | null) {
+  return {
+    status: closed ? ('closed' as const) : ('open' as const),
+    version: closed?.version ?? null,
+    closed_at: closed?.closed_at.toISOString() ?? null,
+    closed_by: closed?.closed_by ?? null,
+    content_sha256: closed?.content_sha256 ?? null,
+    cut_off: closed?.cut_off ?? null,
+  };
 }
