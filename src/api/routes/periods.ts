@@ -1,10 +1,9 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
-import { buildJournalEntries } from '../../close/journal.ts';
-import { renderJournal, xeroParts } from '../../close/journalFormats.ts';
 import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
+import { periodJournal } from '../../close/periodJournal.ts';
 import { checkPeriod, PeriodError, type ServedPeriod, servePeriod } from '../../close/periodService.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
 import type { AppDeps } from '../deps.ts';
@@ -68,45 +67,13 @@ export function periodRoutes(deps: AppDeps): Router {
   router.get('/periods/:period/journal', async (req, res) => {
     const query = parseQuery(journalQuery, req.query);
     const served = await serve(req.params.period);
-    const body = served.report;
-    const currencies = [...new Set(body.journal.map((movement) => movement.currency))].sort();
-    const oneCurrency = query.format !== 'csv' && query.format !== 'netsuite';
-    if (query.currency === undefined && oneCurrency && currencies.length > 1)
-      throw new HttpError(
-        400,
-        'invalid_parameter',
-        `currency: required, the period has several currencies (${currencies.join(', ')}) and ${query.format} takes one a file`,
-      );
-    // Numbered over every currency before one is picked, so a NetSuite external id is never used twice.
-    const { entries: all, settings } =
-      served.status === 'closed'
-        ? served.journal
-        : {
-            entries: buildJournalEntries(body.period, body.journal),
-            settings: {
-              accounts: deps.config.LEDGER_ACCOUNTS,
-              xeroTaxRate: deps.config.LEDGER_XERO_TAX_RATE,
-              netsuiteSubsidiary: deps.config.LEDGER_NETSUITE_SUBSIDIARY,
-            },
-          };
-    let entries = all.filter((entry) => query.currency === undefined || entry.currency === query.currency);
-    let parts = 1;
-    if (query.format === 'xero') {
-      const split = xeroParts(entries);
-      parts = split.length;
-      const part = query.part ?? 1;
-      if (part > parts)
-        throw new HttpError(400, 'invalid_parameter', `part: the journal has ${parts} part(s)`);
-      entries = split[part - 1] ?? [];
-    }
-    const extension = query.format === 'quickbooks' ? 'iif' : 'csv';
-    const name = `journal-${body.period}-${query.format}${query.currency ? `-${query.currency}` : ''}${query.format === 'xero' ? `-part${query.part ?? 1}` : ''}`;
+    const journal = asParameterError(() => periodJournal(served, deps.config, query));
     // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
     res
-      .attachment(`${name}.${extension}`)
+      .attachment(journal.fileName)
       .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
-      .set('X-Parts', String(parts))
-      .send(renderJournal(query.format, entries, settings));
+      .set('X-Parts', String(journal.parts))
+      .send(journal.text);
   });
   router.use(undecodablePathParam('period'));
   return router;
@@ -114,12 +81,22 @@ export function periodRoutes(deps: AppDeps): Router {
 
 /** A period named in a path, checked: 400 naming `period` when it is malformed, too early or not started. */
 export async function checkedPeriod(deps: AppDeps, raw: string, now: Date): Promise<string> {
+  return asParameterError(() => checkPeriod(deps.pool, raw, deps.config, now));
+}
+
+/** A PeriodError (it names its parameter) as a 400. */
+function asParameterError<T>(work: () => T): T {
   try {
-    return await checkPeriod(deps.pool, raw, deps.config, now);
+    const result = work();
+    return result instanceof Promise ? (result.catch(rethrowAsParameterError) as T) : result;
   } catch (err) {
-    if (err instanceof PeriodError) throw new HttpError(400, 'invalid_parameter', err.message);
-    throw err;
+    return rethrowAsParameterError(err);
   }
+}
+
+function rethrowAsParameterError(err: unknown): never {
+  if (err instanceof PeriodError) throw new HttpError(400, 'invalid_parameter', err.message);
+  throw err;
 }
 
 /** The close fields of a period's answer: its state, and for a closed one its version, hash and data cut-off. */
