@@ -8,6 +8,8 @@ export type OpenFindingRow = {
   currency: string | null;
   findings: number;
   at_stake: number;
+  /** The group's first 20 findings by id (`fnd_…`), for links to them. */
+  ids: string[];
   /** Accepted findings only: their ids and the notes they were accepted with. */
   accepted: { id: string; note: string | null }[] | null;
 };
@@ -15,7 +17,7 @@ export type OpenFindingRow = {
 /**
  * Findings not resolved whose subject falls in the period: a payment or payout by its creation, a payout line
  * by its payout's, a period by its name, anything else by when it was first seen. Grouped by code, status
- * (accepted apart, with their notes), account and currency.
+ * (accepted apart, with their notes), account and currency, with the first ids of each group.
  */
 export async function listPeriodFindings(
   db: Queryable,
@@ -38,6 +40,7 @@ export async function listPeriodFindings(
      )
      select code, bucket as status, account_id, currency,
             count(*)::int as findings, coalesce(sum(at_stake), 0)::bigint as at_stake,
+            (array_agg('fnd_' || id order by id))[1:20] as ids,
             case when bucket = 'accepted' then jsonb_agg(jsonb_build_object('id', 'fnd_' || id, 'note',
               (select h.note from finding_history h where h.finding_id = c.id and h.action = 'accept'
                 order by h.id desc limit 1)) order by id) end as accepted

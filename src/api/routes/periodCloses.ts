@@ -26,16 +26,7 @@ export function periodCloseRoutes(deps: AppDeps): Router {
       if (!parsed.success)
         throw new HttpError(422, 'invalid_parameter', 'note: must be text (body {"note": "…"})');
       const request = { period, actor: req.principal?.name as string, note: parsed.data.note || null, now };
-      try {
-        if (action === 'close') await closePeriod(deps.pool, deps.config, request);
-        else await reopenPeriod(deps.pool, request);
-      } catch (err) {
-        if (!(err instanceof CloseRefusedError)) throw err;
-        if (err.reason === 'note_required') throw new HttpError(422, 'note_required', err.message);
-        throw new HttpError(409, `${action}_refused`, err.message);
-      }
-      // Every change is attributed to the token that made it.
-      deps.log.info({ period, action, actor: request.actor }, 'period state changed');
+      await changePeriodState(deps, action, request);
       res.json(
         single('period', period, {
           period,
@@ -47,4 +38,22 @@ export function periodCloseRoutes(deps: AppDeps): Router {
   }
   router.use(undecodablePathParam('period'));
   return router;
+}
+
+/** Closes or reopens a period, its refusals as HTTP answers: 409 by the rules, 422 a reopen without a note. */
+export async function changePeriodState(
+  deps: AppDeps,
+  action: 'close' | 'reopen',
+  request: { period: string; actor: string; note: string | null; now: Date },
+): Promise<void> {
+  try {
+    if (action === 'close') await closePeriod(deps.pool, deps.config, request);
+    else await reopenPeriod(deps.pool, request);
+  } catch (err) {
+    if (!(err instanceof CloseRefusedError)) throw err;
+    if (err.reason === 'note_required') throw new HttpError(422, 'note_required', err.message);
+    throw new HttpError(409, `${action}_refused`, err.message);
+  }
+  // Every change is attributed to the token that made it.
+  deps.log.info({ period: request.period, action, actor: request.actor }, 'period state changed');
 }

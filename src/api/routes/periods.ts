@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
 import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
@@ -6,6 +6,7 @@ import { listPeriods } from '../../close/listPeriods.ts';
 import { periodJournal } from '../../close/periodJournal.ts';
 import { checkPeriod, PeriodError, type ServedPeriod, servePeriod } from '../../close/periodService.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
+import type { Config } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { list, single } from './envelope.ts';
@@ -38,45 +39,53 @@ export function periodRoutes(deps: AppDeps): Router {
   router.get('/periods/:period', async (req, res) => {
     const match = PERIOD_PATH.exec(req.params.period);
     const served = await serve(match?.[1] ?? req.params.period);
-    const body = served.report;
-    switch (match?.[2]) {
-      case 'json':
-        // A closed period's stored text, byte for byte.
-        res.type('application/json').send(served.reportText);
-        return;
-      case 'csv':
-        res
-          .type('text/csv; charset=utf-8')
-          .attachment(`period-${body.period}.csv`)
-          .send(renderPeriodCsv(body));
-        return;
-      case 'html':
-        res.type('text/html; charset=utf-8').send(renderPeriodHtml(body));
-        return;
-      default:
-        res.json(
-          single('period', body.period, {
-            ...body,
-            ...closeStateOf(served.closed),
-            history: await listPeriodHistory(deps.pool, body.period),
-          }),
-        );
+    const extension = match?.[2];
+    if (extension) {
+      sendPeriodFile(res, served, extension as 'json' | 'csv' | 'html');
+      return;
     }
+    res.json(
+      single('period', served.report.period, {
+        ...served.report,
+        ...closeStateOf(served.closed),
+        history: await listPeriodHistory(deps.pool, served.report.period),
+      }),
+    );
   });
 
   router.get('/periods/:period/journal', async (req, res) => {
     const query = parseQuery(journalQuery, req.query);
-    const served = await serve(req.params.period);
-    const journal = asParameterError(() => periodJournal(served, deps.config, query));
-    // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
-    res
-      .attachment(journal.fileName)
-      .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
-      .set('X-Parts', String(journal.parts))
-      .send(journal.text);
+    sendJournal(res, await serve(req.params.period), deps.config, query);
   });
   router.use(undecodablePathParam('period'));
   return router;
+}
+
+/** The close report as a file: a closed period's stored JSON byte for byte, CSV or a printable page. */
+export function sendPeriodFile(res: Response, served: ServedPeriod, extension: 'json' | 'csv' | 'html') {
+  if (extension === 'json') res.type('application/json').send(served.reportText);
+  else if (extension === 'csv')
+    res
+      .type('text/csv; charset=utf-8')
+      .attachment(`period-${served.report.period}.csv`)
+      .send(renderPeriodCsv(served.report));
+  else res.type('text/html; charset=utf-8').send(renderPeriodHtml(served.report));
+}
+
+/** The journal file in a format, with the part count of a Xero journal in `X-Parts`. */
+export function sendJournal(
+  res: Response,
+  served: ServedPeriod,
+  config: Config,
+  query: z.output<typeof journalQuery>,
+) {
+  const journal = asParameterError(() => periodJournal(served, config, query));
+  // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
+  res
+    .attachment(journal.fileName)
+    .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
+    .set('X-Parts', String(journal.parts))
+    .send(journal.text);
 }
 
 /** A period named in a path, checked: 400 naming `period` when it is malformed, too early or not started. */
