@@ -81,7 +81,7 @@ try {
   const profile = process.env.BENCH_EXPLAIN === '1' ? profileQueries() : undefined;
   const [report, reportSeconds] = await timed('daily report', async () => {
     const built = await withReportSnapshot(pool, (client) =>
-      buildDailyReport(profile?.wrap(client) ?? client, DAY, new Date()),
+      buildDailyReport(profile?.wrap(client) ?? client, DAY, new Date(), 'UTC'),
     );
     let bytes = 0;
     for (const chunk of renderCsv(built)) bytes += chunk.length;

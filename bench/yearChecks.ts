@@ -87,7 +87,7 @@ export async function timeDailyReport(connectionString: string, log: Logger, day
   const pool = createPool(connectionString, log, 2);
   try {
     const started = performance.now();
-    await withReportSnapshot(pool, (client) => buildDailyReport(client, day, new Date()));
+    await withReportSnapshot(pool, (client) => buildDailyReport(client, day, new Date(), 'UTC'));
     return (performance.now() - started) / 1000;
   } finally {
     await pool.end();

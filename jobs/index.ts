@@ -2,12 +2,14 @@ import type { JobDefinition } from '../src/queue/job.ts';
 import type { QueueName } from '../src/queue/queues.ts';
 import alertScan from './alert-scan.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
+import closedPeriodCheck from './closed-period-check.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
 import feeConfigurationSync from './fee-configuration-sync.ts';
 import missedEventSweep from './missed-event-sweep.ts';
 import payoutScan from './payout-scan.ts';
 import payoutSync from './payout-sync.ts';
+import periodReport from './period-report.ts';
 import reconcilePayments from './reconcile-payments.ts';
 import reconcilePayouts from './reconcile-payouts.ts';
 import reconcileStale from './reconcile-stale.ts';
@@ -25,6 +27,8 @@ const handlers = {
   'missed-event-sweep': missedEventSweep,
   'payout-sync': payoutSync,
   'daily-report': dailyReport,
+  'period-report': periodReport,
+  'closed-period-check': closedPeriodCheck,
   'retention-purge': retentionPurge,
   'reconcile-payouts': reconcilePayouts,
   'payout-scan': payoutScan,

@@ -1,5 +1,6 @@
 import { backfillHistory, usage as backfillUsage } from './cli/backfill.ts';
 import { bankCommand, usage as bankUsage } from './cli/bank.ts';
+import { closeCommand, usage as closeUsage } from './cli/close.ts';
 import { type CliContext, loadCliContext } from './cli/context.ts';
 import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
 import { purgeCommand, usage as purgeUsage } from './cli/purge.ts';
@@ -15,9 +16,10 @@ const commands: Record<string, (args: string[], context: CliContext) => Promise<
   report: reportCommand,
   purge: purgeCommand,
   bank: bankCommand,
+  close: closeCommand,
 };
 
-const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n  ${bankUsage}\n`;
+const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  ${reprocessUsage}\n  ${reportUsage}\n  ${purgeUsage}\n  ${bankUsage}\n  ${closeUsage}\n`;
 
 // `tally help` is what the container entrypoint tells users to run; it is the same request as `--help`.
 const helpRequests = new Set(['--help', 'help']);

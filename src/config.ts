@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ledgerAccountsSetting } from './close/ledgerAccounts.ts';
 import {
   commaList,
   cronExpression,
@@ -8,6 +9,7 @@ import {
   namedToken,
   optionalCount,
   optionalText,
+  timeZoneName,
 } from './configFields.ts';
 import { FINDING_CODES } from './findings/findings.ts';
 import { issueLines } from './issues.ts';
@@ -72,8 +74,13 @@ export const configSchema = z.object({
   SCHEDULE_FEE_CONFIGURATION_SYNC: cronExpression('0 * * * *').meta({
     description: 'When the clock runs the fee configuration sync, which ends with the comparison report.',
   }),
-  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *').meta({
-    description: 'When the clock builds the daily report for the previous UTC day.',
+  BUSINESS_TIME_ZONE: timeZoneName('UTC').meta({
+    description:
+      'The time zone whose calendar days the daily report, periods and journals count, and in which their schedules run. Days of 23 or 25 hours (daylight saving) are counted exactly.',
+  }),
+  SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *', 'BUSINESS_TIME_ZONE').meta({
+    description:
+      'When the clock builds the daily report for the previous business day (in `BUSINESS_TIME_ZONE`, not UTC).',
   }),
   PROVIDER_SUB_ACCOUNTS: commaList.optional().meta({
     description:
@@ -163,6 +170,23 @@ export const configSchema = z.object({
   }),
   DECLINE_ALERT_COUNT: integer(3).meta({
     description: 'More declines of one card than this within 24 hours is `card_declined_repeatedly`.',
+  }),
+  LEDGER_ACCOUNTS: ledgerAccountsSetting.meta({
+    description:
+      'Journal accounts by posting kind (`clearing`, `sales`, `processing_fees`, `platform_fees`, `other_fees`, `refunds`, `disputes`, `ach_returns`, `in_transit`, `bank`, `unexplained`), e.g. `{"sales":"4000","xero":{"sales":"200"}}`; an object under a format name (`csv`, `xero`, `quickbooks`, `netsuite`) overrides kinds for that format. Unset kinds post to an account named as the kind.',
+  }),
+  LEDGER_XERO_TAX_RATE: z.string().min(1).default('Tax Exempt').meta({
+    format: 'text',
+    description:
+      'The `*TaxRate` of every line of a Xero manual journal import (a tax rate name of the Xero organisation).',
+  }),
+  LEDGER_NETSUITE_SUBSIDIARY: optionalText.meta({
+    description:
+      'The `Subsidiary` of every line of a NetSuite journal import. Unset: the file has no Subsidiary column.',
+  }),
+  SCHEDULE_PERIOD_REPORT: cronExpression('30 6 2 * *', 'BUSINESS_TIME_ZONE').meta({
+    description:
+      "When the clock builds the previous month's period close report (after the provider's 24-hour retry window), and checks closed periods for changes.",
   }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

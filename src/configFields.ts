@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { isTimeZone } from './domain/days.ts';
 
 // The kinds of value the configuration schema (config.ts) is made of, each with the format its reference page
 // names.
@@ -39,12 +40,13 @@ export const namedToken = z.string().transform((entry, context) => {
   };
 });
 
-export const cronExpression = (fallback: string) =>
+/** A cron expression; `zone` names the time zone the clock runs it in, for the reference page. */
+export const cronExpression = (fallback: string, zone = 'UTC') =>
   z
     .string()
     .default(fallback)
     .refine((value) => cron.validate(value), 'is not a valid cron expression (minute hour day month weekday)')
-    .meta({ format: 'cron expression (UTC)' });
+    .meta({ format: `cron expression (${zone})` });
 
 /** An optional count (days, minutes): a positive whole number, or unset. */
 export const optionalCount = (unit: string) =>
@@ -85,3 +87,11 @@ export const optionalText = z
   .optional()
   .transform((value) => (value === '' ? undefined : value))
   .meta({ format: 'text' });
+
+/** An IANA time zone name (`America/New_York`), checked against the runtime's time zone data. */
+export const timeZoneName = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((value) => isTimeZone(value), 'is not a known IANA time zone name (e.g. America/New_York)')
+    .meta({ format: 'IANA time zone name' });

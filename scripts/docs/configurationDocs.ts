@@ -73,7 +73,7 @@ export function renderConfigurationPage(settings: Setting[] = readSettings()): s
     'Some settings go together: the three `PROVIDER_*` settings are set together or not at all, and so are',
     '`ALERT_SIGNED_WEBHOOK_URL` and `ALERT_WEBHOOK_SECRET`; `WEBHOOK_SECRETS` is required once',
     '`DATABASE_URL` is set; `METRICS_PORT` must differ from `PORT`. Every schedule is a five-field cron',
-    'expression evaluated in UTC.',
+    'expression evaluated in UTC, except the report schedules, which run in `BUSINESS_TIME_ZONE`.',
     '',
     'Two groups of variables are read elsewhere and are not in this table: the `OTEL_*` tracing settings,',
     'read by OpenTelemetry itself ([observability](observability.md#traces)), and the ones only `compose.yaml`',

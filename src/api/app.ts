@@ -25,6 +25,8 @@ import { opsSignalRoutes } from './routes/opsSignals.ts';
 import { parseQueryString } from './routes/params.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { payoutRoutes } from './routes/payouts.ts';
+import { periodCloseRoutes } from './routes/periodCloses.ts';
+import { periodRoutes } from './routes/periods.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
@@ -73,6 +75,8 @@ export function createApp(
     disputeRoutes(deps),
     declineRoutes(deps),
     reportRoutes(deps),
+    periodRoutes(deps),
+    periodCloseRoutes(deps),
     jobRoutes(deps),
     bankStatementRoutes(deps),
   );

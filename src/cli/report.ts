@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createPool } from '../db/pool.ts';
+import { addDays, businessDate } from '../domain/days.ts';
 import { buildDailyReport } from '../reports/buildDailyReport.ts';
 import { buildFeeConfigurationReport } from '../reports/buildFeeConfigurationReport.ts';
 import { findReport } from '../reports/queries.ts';
@@ -33,7 +34,7 @@ export async function reportCommand(args: string[], { config, log }: CliContext)
   const format = values.format;
   if (format !== 'json' && format !== 'csv' && format !== 'html')
     throw new Error('--format must be json, csv or html');
-  const date = values.date ?? new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
+  const date = values.date ?? addDays(businessDate(new Date(), config.BUSINESS_TIME_ZONE), -1);
   if (kind === 'daily' && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))) {
     throw new Error(`--date must be a day as YYYY-MM-DD, got "${date}"`);
   }
@@ -44,7 +45,9 @@ export async function reportCommand(args: string[], { config, log }: CliContext)
     const now = new Date();
     let report: Report;
     if (kind === 'daily') {
-      report = await withReportSnapshot(pool, (client) => buildDailyReport(client, date, now));
+      report = await withReportSnapshot(pool, (client) =>
+        buildDailyReport(client, date, now, config.BUSINESS_TIME_ZONE),
+      );
     } else {
       const previous = await findReport(pool, { latestOf: 'fee-configurations' });
       const snapshot = previous

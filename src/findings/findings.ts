@@ -43,6 +43,7 @@ export const FINDING_CODES = [
   'bank_match_ambiguous',
   'card_retried_against_advice',
   'card_declined_repeatedly',
+  'closed_period_changed',
 ] as const;
 
 export type FindingCode = (typeof FINDING_CODES)[number];

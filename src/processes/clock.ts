@@ -5,15 +5,19 @@ import { enqueue } from '../queue/enqueue.ts';
 import { queueNames, queues, type StartableQueueName } from '../queue/queues.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
-export type Schedule = { job: StartableQueueName; cron: string };
+export type Schedule = { job: StartableQueueName; cron: string; timezone: string };
 
-/** Scheduled jobs and when they run (UTC): the registry's queues that name a SCHEDULE_* setting or a cron. */
+/**
+ * Scheduled jobs and when they run: the registry's queues that name a SCHEDULE_* setting or a cron, in UTC, or
+ * in BUSINESS_TIME_ZONE for jobs about business days (a report at 00:15 is after that zone's midnight).
+ */
 export function schedulesFor(config: Config): Schedule[] {
   return queueNames.flatMap((name) => {
     const queue = queues[name];
     // The registry allows a schedule only on a queue that an empty payload starts.
     const cron = 'cronSetting' in queue && queue.cronSetting ? config[queue.cronSetting] : queue.cron;
-    return cron ? [{ job: name as StartableQueueName, cron }] : [];
+    const timezone = 'businessTime' in queue && queue.businessTime ? config.BUSINESS_TIME_ZONE : 'UTC';
+    return cron ? [{ job: name as StartableQueueName, cron, timezone }] : [];
   });
 }
 
@@ -39,7 +43,7 @@ export function startClock(runtime: Runtime): () => Promise<void> {
           runtime.log.error(err, `could not enqueue ${schedule.job}`),
         );
       },
-      { timezone: 'UTC', name: schedule.job },
+      { timezone: schedule.timezone, name: schedule.job },
     ),
   );
   runtime.log.info({ schedules }, 'clock started');

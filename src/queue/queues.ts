@@ -2,7 +2,7 @@ import type { Queue } from 'pg-boss';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 
-/** A config field holding a cron expression (UTC). */
+/** A config field holding a cron expression (UTC, or BUSINESS_TIME_ZONE for a queue of `businessTime`). */
 type ScheduleSetting = Extract<keyof Config, `SCHEDULE_${string}`>;
 
 type PayloadSchema = z.ZodType<Record<string, unknown>>;
@@ -25,8 +25,10 @@ export type QueueDefinition<Schema extends PayloadSchema = PayloadSchema> = {
       cronSetting?: ScheduleSetting;
       /** A fixed schedule (UTC), for a job people need not tune. */
       cron?: string;
+      /** The schedule runs in BUSINESS_TIME_ZONE: a job about business days (reports, periods). */
+      businessTime?: boolean;
     }
-  : { scheduled?: false; cronSetting?: never; cron?: never });
+  : { scheduled?: false; cronSetting?: never; cron?: never; businessTime?: never });
 
 // Infers the schema, so a scheduled queue must take an empty payload; the definition is returned as it is.
 function defineQueue<Schema extends PayloadSchema>(
@@ -163,13 +165,39 @@ export const queues = {
     scheduled: true,
     cronSetting: 'SCHEDULE_PAYOUT_SYNC',
   }),
-  /** The UTC day to report: the day before, unless one is named. */
+  /** The business day to report: the day before, unless one is named. */
   'daily-report': defineQueue({
     payloadSchema: z.object({ date: z.iso.date().optional() }),
     // A day of a million payments renders in seconds (npm run bench:report).
     queue: longJob(3600),
     scheduled: true,
     cronSetting: 'SCHEDULE_DAILY_REPORT',
+    businessTime: true,
+  }),
+  /** The close report of a business month: the previous one, unless one is named. */
+  'period-report': defineQueue({
+    payloadSchema: z.object({
+      period: z
+        .string()
+        .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM')
+        .optional(),
+    }),
+    // A month of a million payments: a few grouped scans (npm run bench:close).
+    queue: longJob(3600),
+    scheduled: true,
+    cronSetting: 'SCHEDULE_PERIOD_REPORT',
+    businessTime: true,
+  }),
+  /**
+   * Every closed period's numbers recomputed against its stored version (`closed_period_changed`): hourly, so a
+   * late delivery or payout line that moves a closed month is flagged within the hour.
+   */
+  'closed-period-check': defineQueue({
+    payloadSchema: z.object({}),
+    // One grouped scan of the closed months' movements: the period report's cost per closed month.
+    queue: longJob(3600),
+    scheduled: true,
+    cron: '40 * * * *',
   }),
   /** Raw bodies of finished deliveries older than RAW_BODY_RETENTION_DAYS, purged in small batches. */
   'retention-purge': defineQueue({

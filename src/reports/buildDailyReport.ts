@@ -38,16 +38,32 @@ type AccountRow = { account_type: string; account_id: string; currency: string }
 export type DailyReport = Awaited<ReturnType<typeof buildDailyReport>>;
 
 /**
- * The reconciliation report of one UTC day, per account and currency, test and live kept apart:
+ * The instants a business day starts and ends at: midnight to midnight in `timeZone`, so a day of 23 or 25
+ * hours (daylight saving) is exactly that long. Postgres applies the zone's rules, as it does for the report.
+ */
+export async function businessDayBounds(
+  db: Queryable,
+  date: string,
+  timeZone: string,
+): Promise<{ from: Date; to: Date }> {
+  const { rows } = await db.query<{ from: Date; to: Date }>(
+    `select ($1::date)::timestamp at time zone $2::text as "from",
+            ($1::date + 1)::timestamp at time zone $2::text as "to"`,
+    [date, timeZone],
+  );
+  return rows[0] as { from: Date; to: Date };
+}
+
+/**
+ * The reconciliation report of one business day (a calendar day in `timeZone`), per account and currency, test and live kept apart:
  * settled payments and gross, fees by type and by source, refunds and returned fees, net
  * (gross − fees − refunded + returned fees), fees returned by reason (refund, ACH return, void), ACH returns,
  * disputes (opened, won, lost that day; open now and the amount at risk), captures at risk, forwarding
  * outcomes per destination, open findings with the money at stake, accepted findings apart, and the match
  * rate of the day's payments, and payouts (`payoutsSection.ts`). Set-based: a handful of grouped queries.
  */
-export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date) {
-  const from = new Date(`${date}T00:00:00.000Z`);
-  const to = new Date(from.getTime() + 24 * 3600 * 1000);
+export async function buildDailyReport(db: Queryable, date: string, generatedAt: Date, timeZone: string) {
+  const { from, to } = await businessDayBounds(db, date, timeZone);
   // One after another: the queries share the caller's snapshot transaction, hence one connection.
   const payments = await sumDailyPayments(db, from, to);
   const refunds = await sumDailyRefunds(db, from, to);
@@ -79,6 +95,7 @@ export async function buildDailyReport(db: Queryable, date: string, generatedAt:
   return {
     kind: 'daily' as const,
     date,
+    time_zone: timeZone,
     generated_at: generatedAt.toISOString(),
     totals: totalsOf(accountRows),
     accounts: accountRows,

@@ -165,7 +165,7 @@ describe('GET /api/declines', () => {
 
 describe('the daily report’s declines section', () => {
   it('counts the day’s declines per account, currency and network, by advice and by code, in JSON, CSV and HTML', async () => {
-    const report = await buildDailyReport(t.pool, '2026-11-20', new Date('2026-11-21T06:00:00Z'));
+    const report = await buildDailyReport(t.pool, '2026-11-20', new Date('2026-11-21T06:00:00Z'), 'UTC');
     const none = {
       do_not_retry: 0,
       retry_later: 0,

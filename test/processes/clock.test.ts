@@ -21,24 +21,28 @@ it('several clocks firing the same tick enqueue the job once; the next tick enqu
 
 it('schedules come from the SCHEDULE_* settings, with documented defaults, and bad cron strings fail at boot', async () => {
   expect(schedulesFor(t.config)).toEqual([
-    { job: 'reconcile-stale', cron: '*/2 * * * *' },
-    { job: 'capture-expiry-scan', cron: '*/5 * * * *' },
-    { job: 'fee-configuration-sync', cron: '0 * * * *' },
-    { job: 'missed-event-sweep', cron: '*/15 * * * *' },
-    { job: 'payout-sync', cron: '0 * * * *' },
-    { job: 'daily-report', cron: '15 0 * * *' },
-    { job: 'retention-purge', cron: '30 3 * * *' },
-    { job: 'payout-scan', cron: '*/15 * * * *' },
-    { job: 'alert-scan', cron: '* * * * *' },
+    { job: 'reconcile-stale', cron: '*/2 * * * *', timezone: 'UTC' },
+    { job: 'capture-expiry-scan', cron: '*/5 * * * *', timezone: 'UTC' },
+    { job: 'fee-configuration-sync', cron: '0 * * * *', timezone: 'UTC' },
+    { job: 'missed-event-sweep', cron: '*/15 * * * *', timezone: 'UTC' },
+    { job: 'payout-sync', cron: '0 * * * *', timezone: 'UTC' },
+    { job: 'daily-report', cron: '15 0 * * *', timezone: 'UTC' },
+    { job: 'period-report', cron: '30 6 2 * *', timezone: 'UTC' },
+    { job: 'closed-period-check', cron: '40 * * * *', timezone: 'UTC' },
+    { job: 'retention-purge', cron: '30 3 * * *', timezone: 'UTC' },
+    { job: 'payout-scan', cron: '*/15 * * * *', timezone: 'UTC' },
+    { job: 'alert-scan', cron: '* * * * *', timezone: 'UTC' },
   ]);
   const { loadConfig } = await import('../../src/config.ts');
   expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[5]).toEqual({
     job: 'daily-report',
     cron: '30 1 * * *',
+    timezone: 'UTC',
   });
   expect(schedulesFor(loadConfig({ SCHEDULE_MISSED_EVENT_SWEEP: '0 */2 * * *' }))[3]).toEqual({
     job: 'missed-event-sweep',
     cron: '0 */2 * * *',
+    timezone: 'UTC',
   });
   expect(() => loadConfig({ SCHEDULE_CAPTURE_EXPIRY_SCAN: 'every five minutes' })).toThrow(
     /SCHEDULE_CAPTURE_EXPIRY_SCAN: is not a valid cron/,

@@ -59,7 +59,9 @@ async function processed(t: TestApp) {
 }
 
 const dailyReport = (t: TestApp, date: string) =>
-  withReportSnapshot(t.pool, (client) => buildDailyReport(client, date, new Date('2026-12-01T00:00:00Z')));
+  withReportSnapshot(t.pool, (client) =>
+    buildDailyReport(client, date, new Date('2026-12-01T00:00:00Z'), 'UTC'),
+  );
 
 /**
  * One app with every recorded fixture (processed), a quarantined delivery, a conflicting body, one that

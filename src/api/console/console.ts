@@ -11,6 +11,7 @@ import { opsPages } from './opsPages.ts';
 import { findingPages } from './pages.ts';
 import { paymentPage } from './paymentPage.ts';
 import { payoutPages } from './payoutPages.ts';
+import { periodPages } from './periodPages.ts';
 import { renderPage } from './render.ts';
 import { consoleSession, provideCsrfToken, requireHttps, requireSignIn, signInRoutes } from './session.ts';
 import { signInLimit } from './signInLimit.ts';
@@ -71,6 +72,7 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
     deliveryPages(deps),
     opsPages(deps),
     declinePages(deps),
+    periodPages(deps),
     findingActions(deps),
   );
   router.use((req, res) => renderPage(req, res, 'error', { status: 404, message: 'No such page.' }, 404));

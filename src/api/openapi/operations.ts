@@ -6,6 +6,7 @@ import { achReturnsQuery, alertsQuery } from '../routes/opsSignals.ts';
 import { paymentParams } from '../routes/payments.ts';
 import { moneyOperations } from './moneyOperations.ts';
 import { json, list, listQuery, notFound, type Operation, ok, text } from './operation.ts';
+import { periodOperations } from './periodOperations.ts';
 import * as schemas from './responses.ts';
 
 export type { Answer, Operation } from './operation.ts';
@@ -226,6 +227,7 @@ export const operations: Operation[] = [
     },
   },
   ...moneyOperations,
+  ...periodOperations,
 ];
 
 /** A job's payload schema, titled with the job's name in the document. */

@@ -1,0 +1,31 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkClosedPeriods } from '../src/close/checkClosedPeriods.ts';
+import { currentPeriodReport } from '../src/close/periodService.ts';
+import { periodOf, previousPeriod } from '../src/close/periods.ts';
+import { renderPeriodCsv, renderPeriodHtml } from '../src/close/renderPeriod.ts';
+import { defineJob } from '../src/queue/job.ts';
+
+/**
+ * Builds the close report of a business month (the previous one, unless one is named) and writes it to
+ * REPORTS_DIR as `period-<YYYY-MM>.{json,csv,html}` when that is set; GET /api/periods/:period serves it live.
+ * Then checks the closed periods against their stored versions, as the hourly closed-period-check does.
+ */
+export default defineJob('period-report', {
+  async handle(payload, context) {
+    const timeZone = context.config.BUSINESS_TIME_ZONE;
+    const period = payload.period ?? previousPeriod(periodOf(context.now(), timeZone));
+    const report = await currentPeriodReport(context.pool, period, context.config, context.now());
+    const dir = context.config.REPORTS_DIR;
+    if (dir) {
+      await mkdir(dir, { recursive: true });
+      const base = path.join(dir, `period-${period}`);
+      await writeFile(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+      await writeFile(`${base}.csv`, renderPeriodCsv(report));
+      await writeFile(`${base}.html`, renderPeriodHtml(report));
+    }
+    context.log.info({ period, accounts: report.accounts.length }, 'period report built');
+    const checked = await checkClosedPeriods(context.pool, context.config, context.now());
+    context.log.info(checked, 'closed periods checked');
+  },
+});

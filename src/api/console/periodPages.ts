@@ -1,0 +1,79 @@
+import express, { type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import { listPeriodHistory } from '../../close/closeQueries.ts';
+import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
+import { listPeriods } from '../../close/listPeriods.ts';
+import { servePeriod } from '../../close/periodService.ts';
+import type { AppDeps } from '../deps.ts';
+import { requireRoleFor } from '../routes/auth.ts';
+import { freeText, parseQuery, undecodablePathParam } from '../routes/params.ts';
+import { changePeriodState } from '../routes/periodCloses.ts';
+import { checkedPeriod, closeStateOf, journalQuery, sendJournal, sendPeriodFile } from '../routes/periods.ts';
+import { renderPage } from './render.ts';
+import { requireCsrfToken } from './session.ts';
+
+const PERIOD_PATH = /^(.{0,40}?)(?:\.(json|csv|html))?$/;
+const noteForm = z.object({ note: freeText({ maxLength: 2000 }).optional() });
+
+/**
+ * The periods (GET /api/periods' rows), one period's page (the walk per account and currency, open items linked
+ * to their findings, downloads, history) and, for admins, the close and reopen forms (CSRF-checked). Downloads
+ * go through the console's session: a browser sends no bearer token to /api/periods.
+ */
+export function periodPages(deps: AppDeps): Router {
+  const router = express.Router();
+  const serve = async (raw: string) => {
+    const now = deps.now();
+    return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
+  };
+
+  router.get('/periods', async (req, res) => {
+    renderPage(req, res, 'periods', { periods: await listPeriods(deps.pool, deps.config, deps.now()) });
+  });
+
+  router.get('/periods/:period', async (req, res) => {
+    const match = PERIOD_PATH.exec(req.params.period);
+    const served = await serve(match?.[1] ?? req.params.period);
+    if (match?.[2]) {
+      sendPeriodFile(res, served, match[2] as 'json' | 'csv' | 'html');
+      return;
+    }
+    const { period } = served.report;
+    renderPage(req, res, 'period', {
+      report: served.report,
+      state: closeStateOf(served.closed),
+      history: await listPeriodHistory(deps.pool, period),
+      currencies: [...new Set(served.report.journal.map((movement) => movement.currency))].sort(),
+      formats: JOURNAL_FORMATS,
+    });
+  });
+
+  router.get('/periods/:period/journal', async (req, res) => {
+    const query = parseQuery(journalQuery, req.query);
+    sendJournal(res, await serve(req.params.period), deps.config, query);
+  });
+
+  const guards: RequestHandler[] = [
+    requireCsrfToken,
+    (req, _res, next) => {
+      requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
+      next();
+    },
+  ];
+  for (const action of ['close', 'reopen'] as const) {
+    router.post(`/periods/:period/${action}`, ...guards, async (req, res) => {
+      const now = deps.now();
+      const period = await checkedPeriod(deps, req.params.period as string, now);
+      const { note } = parseQuery(noteForm, req.body);
+      await changePeriodState(deps, action, {
+        period,
+        actor: req.principal?.name as string,
+        note: note || null,
+        now,
+      });
+      res.redirect(303, `/console/periods/${period}`);
+    });
+  }
+  router.use(undecodablePathParam('period'));
+  return router;
+}

@@ -1,0 +1,235 @@
+import type { Queryable } from '../db/pool.ts';
+import type { BookedRow } from './closeQueries.ts';
+import type { JournalMovement } from './journal.ts';
+import type { MovementKind } from './movementKinds.ts';
+import { listMovements, type MovementRow } from './movementQueries.ts';
+import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
+import { periodBounds } from './periods.ts';
+import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
+import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
+
+export type AccountKey = { account_type: string; account_id: string; currency: string };
+export const keyOf = (row: AccountKey) => `${row.account_type}\u0000${row.account_id}\u0000${row.currency}`;
+
+/**
+ * What the closed periods before this one say, when this is the first open period: the latest closed period,
+ * per account key its closed `held_end`, and the movements by month and kind the closed periods booked (their
+ * own and their adjustments), against which everything Tally now knows before this period gives this period's
+ * adjustments.
+ */
+export type PriorClose = {
+  period: string;
+  heldEnd: Map<string, number>;
+  booked: BookedRow[];
+};
+
+type MonthTotals = { month: string; key: AccountKey; totals: KindTotals };
+
+export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
+
+/** Movements summed per month and account key, by kind: what a close books. */
+export function bookedOf(rows: MovementRow[]): BookedRow[] {
+  return [...totalsByMonth(rows).values()].map(({ month, key, totals }) => ({
+    month,
+    ...key,
+    totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
+  }));
+}
+
+function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
+  const byMonth = new Map<string, MonthTotals>();
+  for (const row of rows) {
+    const month = row.day.slice(0, 7);
+    const key = `${month}\u0000${keyOf(row)}`;
+    const entry = byMonth.get(key) ?? {
+      month,
+      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
+      totals: emptyTotals(),
+    };
+    entry.totals[row.kind] += row.amount;
+    byMonth.set(key, entry);
+  }
+  return byMonth;
+}
+
+/**
+ * The adjustments the first open period books, per month of origin and account key: what Tally now knows of
+ * the months before it, less what the closed periods booked of them.
+ */
+function adjustmentsOf(beforeRows: MovementRow[], prior: PriorClose): Map<string, MonthTotals> {
+  const adjustments = totalsByMonth(beforeRows);
+  for (const row of prior.booked) {
+    const key = `${row.month}\u0000${keyOf(row)}`;
+    const entry = adjustments.get(key) ?? {
+      month: row.month,
+      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
+      totals: emptyTotals(),
+    };
+    for (const [kind, amount] of Object.entries(row.totals) as [MovementKind, number][])
+      entry.totals[kind] -= amount;
+    adjustments.set(key, entry);
+  }
+  for (const [key, entry] of adjustments)
+    if (Object.values(entry.totals).every((amount) => amount === 0)) adjustments.delete(key);
+  return adjustments;
+}
+
+function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
+  const byKey = new Map<string, { key: AccountKey; totals: KindTotals }>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const entry = byKey.get(key) ?? {
+      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
+      totals: emptyTotals(),
+    };
+    entry.totals[row.kind] += row.amount;
+    byKey.set(key, entry);
+  }
+  return byKey;
+}
+
+/**
+ * The close report of a period (DESIGN.md, "Month-end close"), per account and currency, test and live apart:
+ * activity, payouts, bank, the walk, open items, and the journal's movements. Read inside one snapshot
+ * (withReportSnapshot); set-based: the movements of the period and of everything before it, then open items.
+ */
+export async function buildPeriodReport(
+  db: Queryable,
+  period: string,
+  timeZone: string,
+  generatedAt: Date,
+  prior: PriorClose | null,
+) {
+  return (await buildPeriodClose(db, period, timeZone, generatedAt, prior)).report;
+}
+
+/** The close report, and what closing it books: every movement up to the period's end, by month (bookedOf). */
+export async function buildPeriodClose(
+  db: Queryable,
+  period: string,
+  timeZone: string,
+  generatedAt: Date,
+  prior: PriorClose | null,
+) {
+  const { from, to } = await periodBounds(db, period, timeZone);
+  const movements = await listMovements(db, from, to, timeZone);
+  const beforeRows = await listMovements(db, null, from, timeZone);
+  const before = totalsByKey(beforeRows);
+  const during = totalsByKey(movements);
+  const unexplainedByFinding = await sumUnexplainedByFinding(db, from, to);
+
+  const byOrigin = prior ? adjustmentsOf(beforeRows, prior) : new Map<string, MonthTotals>();
+  const adjustments = totalsByKey(
+    [...byOrigin.values()].flatMap(({ key, totals }) =>
+      Object.entries(totals).map(([kind, amount]) => ({ ...key, kind: kind as MovementKind, amount })),
+    ),
+  );
+
+  const keys = new Map<string, AccountKey>();
+  for (const source of [during, before, adjustments])
+    for (const [key, entry] of source) keys.set(key, entry.key);
+  const accounts = [...keys.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, account]) => {
+      const totals = during.get(key)?.totals ?? emptyTotals();
+      const heldBefore = heldOf(before.get(key)?.totals ?? emptyTotals());
+      const heldStart = prior ? (prior.heldEnd.get(key) ?? 0) : heldBefore;
+      const walk = walkOf(heldStart, heldBefore - heldStart, heldBefore, totals);
+      const explained = unexplainedByFinding.filter(
+        (row) => row.account_id === account.account_id && row.currency === account.currency,
+      );
+      const beforeTotals = before.get(key)?.totals ?? emptyTotals();
+      const inTransit = (t: KindTotals) => t.payout - t.payout_reversed - t.bank_credit;
+      return {
+        ...account,
+        activity: activityOf(totals),
+        payouts: {
+          created: totals.payout,
+          reversed: totals.payout_reversed,
+          paid_out: walk.paid_out,
+          in_transit_end: inTransit(beforeTotals) + inTransit(totals),
+        },
+        bank: { confirmed: totals.bank_credit, not_confirmed: inTransit(beforeTotals) + inTransit(totals) },
+        walk,
+        unexplained: {
+          total: walk.unexplained,
+          by_finding: explained.map(({ code, amount }) => ({ code, amount })),
+          remainder: walk.unexplained - explained.reduce((sum, row) => sum + row.amount, 0),
+        },
+        adjustments: prior ? (adjustments.get(key)?.totals ?? emptyTotals()) : null,
+        movements: totals,
+      };
+    })
+    .filter(
+      (row) =>
+        Object.values(row.movements).some((value) => value !== 0) ||
+        row.walk.held_end !== 0 ||
+        row.walk.held_start !== 0 ||
+        Object.values(row.adjustments ?? {}).some((value) => value !== 0),
+    );
+
+  const findings = await listPeriodFindings(db, period, from, to);
+  const report = {
+    kind: 'period' as const,
+    period,
+    time_zone: timeZone,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    generated_at: generatedAt.toISOString(),
+    adjusts: prior?.period ?? null,
+    accounts,
+    open_items: {
+      findings: findings.filter((row) => row.status === 'open').map(({ accepted: _accepted, ...row }) => row),
+      accepted: findings.filter((row) => row.status === 'accepted'),
+      payments_awaiting_payout: await sumPaymentsAwaitingPayout(db, to),
+      payouts_not_in_bank: (await listPayoutsNotInBank(db, to)).map((row) => ({
+        ...row,
+        created_at: row.created_at.toISOString(),
+      })),
+    },
+    journal: journalMovementsOf(movements, [...byOrigin.values()], period),
+  };
+  return { report, booked: bookedOf([...beforeRows, ...movements]) };
+}
+
+/**
+ * Live money only (a ledger books no test payments), summed over accounts per day, kind and currency; and the
+ * adjustments per month of origin, kind and currency, dated the period's first day.
+ */
+function journalMovementsOf(
+  movements: MovementRow[],
+  adjustments: MonthTotals[],
+  period: string,
+): JournalMovement[] {
+  const sums = new Map<string, JournalMovement>();
+  for (const row of movements) {
+    if (row.account_type !== 'live') continue;
+    const key = `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`;
+    const entry = sums.get(key) ?? {
+      currency: row.currency,
+      day: row.day,
+      kind: row.kind,
+      reference: row.reference,
+      amount: 0,
+    };
+    entry.amount += row.amount;
+    sums.set(key, entry);
+  }
+  for (const { month, key: account, totals } of adjustments) {
+    if (account.account_type !== 'live') continue;
+    for (const [kind, amount] of Object.entries(totals) as [MovementKind, number][]) {
+      const key = `${account.currency}\u0000adjust\u0000${month}\u0000${kind}`;
+      const entry = sums.get(key) ?? {
+        currency: account.currency,
+        day: `${period}-01`,
+        kind,
+        reference: null,
+        amount: 0,
+        adjusts: month,
+      };
+      entry.amount += amount;
+      sums.set(key, entry);
+    }
+  }
+  return [...sums.values()].filter((entry) => entry.amount !== 0);
+}

@@ -1,0 +1,149 @@
+import type { Queryable } from '../db/pool.ts';
+import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
+import type { MovementKind } from './movementKinds.ts';
+
+/** A sum of one kind of movement on one business day, per account and currency; payouts one by one. */
+export type MovementRow = {
+  account_type: string;
+  account_id: string;
+  currency: string;
+  day: string;
+  kind: MovementKind;
+  /** The payout id for payout, reversal, bank and unexplained movements; null for daily sums. */
+  reference: string | null;
+  amount: number;
+};
+
+// Payments that moved money, and ACH payments that did before they were returned.
+const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
+  or (p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)))`;
+
+// When a payment succeeded: its creation when captured at creation, else the first snapshot showing success.
+const SUCCEEDED_AT = `case when p.capture_strategy = 'manual' then coalesce(p.succeeded_at, p.captured_at, p.created_at)
+  else p.created_at end`;
+
+// A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
+const CAPTURE_WINDOW = `interval '8 days'`;
+
+// A payout says no test or live: its account's payments do (one index lookup per payout).
+export const ACCOUNT_TYPE_OF = (payout: string) =>
+  `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1), 'live')`;
+
+const feeKind = (type: string) =>
+  `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;
+
+/**
+ * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (DESIGN.md,
+ * "When each item counts"): sales and their fees when the payment succeeded; refunds and the fees they returned
+ * on the refund's creation; ACH returns and the fees they handed back when the payment first showed failed;
+ * disputes withdrawn on creation and returned when won; payouts on creation, reversed when they failed or were
+ * canceled, met by a bank credit on its value date; and each synced payout's `unexplained`: its amount less
+ * what Tally's activity says its lines are. Set-based: one statement of grouped scans.
+ */
+export async function listMovements(
+  db: Queryable,
+  from: Date | null,
+  to: Date,
+  timeZone: string,
+): Promise<MovementRow[]> {
+  const { rows } = await db.query<MovementRow>(
+    `with bounds as (select coalesce($1::timestamptz, '-infinity') as lo, $2::timestamptz as hi),
+     sold as (
+       select p.id, p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform,
+              p.fees_other, ${SUCCEEDED_AT} as at
+         from payments p, bounds b
+        where p.created_at >= b.lo - ${CAPTURE_WINDOW} and p.created_at < b.hi and ${SUCCEEDED_PAYMENT}
+     ), sales as (
+       select account_type, account_id, currency, at, v.kind, v.amount
+         from sold, bounds b,
+              lateral (values ('sale', amount), ('fee_processing', fees_processing), ('fee_platform', fees_platform),
+                              ('fee_other', fees_other)) as v(kind, amount)
+        where at >= b.lo and at < b.hi and v.amount <> 0
+     ), refunded as (
+       select r.id, p.account_type, p.account_id, p.currency, r.amount, coalesce(r.created_at, r.updated_at) as at
+         from refunds r join payments p on p.id = r.payment_id, bounds b
+        where r.status in ${SUCCEEDED_REFUND}
+          and ((r.created_at >= b.lo and r.created_at < b.hi)
+               or (r.created_at is null and r.updated_at >= b.lo and r.updated_at < b.hi))
+     ), refund_items as (
+       select account_type, account_id, currency, at, 'refund' as kind, amount from refunded
+       union all
+       select d.account_type, d.account_id, d.currency, d.at, 'fee_returned_' || ${feeKind('f.type')}, f.returned_amount
+         from refunded d join returned_fees f on f.refund_id = d.id
+        where f.returned_amount <> 0
+     ), returned as (
+       select p.id, p.account_type, p.account_id, p.currency, p.amount, p.failed_at as at
+         from payments p, bounds b
+        where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
+          and p.failed_at >= b.lo and p.failed_at < b.hi
+     ), returned_by_refunds as (
+       select rf.payment_fee_id, sum(rf.returned_amount) as returned_amount
+         from returned h
+         join refunds r on r.payment_id = h.id and r.status in ${SUCCEEDED_REFUND}
+         join returned_fees rf on rf.refund_id = r.id
+        group by 1
+     ), return_items as (
+       select account_type, account_id, currency, at, 'ach_return' as kind, amount from returned
+       union all
+       select h.account_type, h.account_id, h.currency, h.at, 'fee_returned_' || ${feeKind('f.type')},
+              greatest(f.amount - f.remaining_amount - coalesce(b.returned_amount, 0), 0)
+         from returned h
+         join payment_fees f on f.payment_id = h.id and f.remaining_amount is not null
+         left join returned_by_refunds b on b.payment_fee_id = f.id
+     ), dispute_items as (
+       select d.account_type, d.account_id, d.currency, d.created_at as at, 'dispute_withdrawn' as kind, d.amount
+         from disputes d, bounds b
+        where d.created_at >= b.lo and d.created_at < b.hi and d.amount is not null
+       union all
+       select d.account_type, d.account_id, d.currency, d.status_updated_at, 'dispute_returned', d.amount
+         from disputes d, bounds b
+        where d.status = 'won' and d.status_updated_at >= b.lo and d.status_updated_at < b.hi and d.amount is not null
+     ), daily as (
+       select account_type, account_id, currency, (at at time zone $3::text)::date as day, kind, null::text as reference,
+              sum(amount)::bigint as amount
+         from (select * from sales union all select * from refund_items union all select * from return_items
+               union all select * from dispute_items) items
+        group by 1, 2, 3, 4, 5
+       having sum(amount) <> 0
+     ), paid as (
+       select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.currency, o.amount,
+              o.created_at, o.status, o.updated_at, o.lines_complete
+         from payouts o, bounds b
+        where (o.created_at >= b.lo and o.created_at < b.hi)
+           or (o.status in ('failed', 'canceled') and o.updated_at >= b.lo and o.updated_at < b.hi)
+     ), explained as (
+       select l.payout_id,
+              sum(case when c.line_id is null then l.net
+                       when c.status in ('ok', 'mismatch') then coalesce(c.expected, 0) else 0 end)::bigint as amount
+         from paid o join payout_lines l on l.payout_id = o.id and l.kind <> 'payout'
+         left join payout_line_checks c on c.line_id = l.id
+        where o.lines_complete
+        group by 1
+     ), payout_items as (
+       select account_type, account_id, currency, created_at as at, 'payout' as kind, id, amount
+         from paid, bounds b where created_at >= b.lo and created_at < b.hi
+       union all
+       select o.account_type, o.account_id, o.currency, o.created_at, 'unexplained', o.id, o.amount - e.amount
+         from paid o join explained e on e.payout_id = o.id, bounds b
+        where o.created_at >= b.lo and o.created_at < b.hi and o.amount <> e.amount
+       union all
+       select account_type, account_id, currency, updated_at, 'payout_reversed', id, amount
+         from paid, bounds b
+        where status in ('failed', 'canceled') and updated_at >= b.lo and updated_at < b.hi
+     ), bank_items as (
+       select ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, bl.value_date as day,
+              'bank_credit' as kind, o.id as reference, bl.amount
+         from bank_lines bl join payouts o on o.id = bl.payout_id, bounds b
+        where bl.value_date >= (b.lo at time zone $3::text)::date and bl.value_date < (b.hi at time zone $3::text)::date
+     )
+     select account_type, account_id, currency, day::text, kind, reference, amount from daily
+     union all
+     select account_type, account_id, currency, ((at at time zone $3::text)::date)::text, kind, id, amount::bigint
+       from payout_items
+     union all
+     select account_type, account_id, currency, day::text, kind, reference, amount::bigint from bank_items
+     order by 1, 2, 3, 4, 5, 6`,
+    [from, to, timeZone],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}

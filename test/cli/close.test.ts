@@ -1,0 +1,114 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runScript } from '../helpers/childProcess.ts';
+import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { settle } from '../helpers/fixtures.ts';
+
+// `tally close` against a real database, as a user runs it. The rules need a completed sweep and payout sync
+// after the month's end: their run records are inserted as those jobs write them (the jobs themselves run
+// against the simulator in test/close/closing.test.ts).
+let t: TestApp;
+let dir: string;
+// Two months back (UTC): ended more than 24 h ago whatever today is.
+const start = new Date();
+start.setUTCDate(1);
+start.setUTCMonth(start.getUTCMonth() - 2);
+const PERIOD = start.toISOString().slice(0, 7);
+const tally = (args: string[]) =>
+  runScript(['src/cli.ts', 'close', ...args], { DATABASE_URL: t.databaseUrl });
+
+beforeAll(async () => {
+  t = await startTestApp({ worker: true });
+  dir = await mkdtemp(path.join(tmpdir(), 'tally-close-'));
+  const at = `${PERIOD}-10T15:00:00.000Z`;
+  const payment = {
+    id: 'py_cli_close',
+    account_id: 'acc_cli',
+    amount: 10_000,
+    currency: 'usd',
+    status: 'succeeded',
+    capture_strategy: 'automatic',
+    fee_amount: 300,
+    fees: [
+      {
+        id: 'pyfee_cli_close',
+        type: 'processing_fee',
+        amount: 300,
+        remaining_amount: 300,
+        currency: 'usd',
+        source_configuration_id: null,
+        source_fee_type: null,
+      },
+    ],
+    created_at: at,
+    updated_at: at,
+  };
+  const event = paymentEvent({
+    account_id: 'acc_cli',
+    account_type: 'live',
+    event_name: 'payment.succeeded',
+    data: payment,
+  });
+  expect((await postSigned(t.app, event)).status).toBe(200);
+  await settle(t);
+  await t.pool.query(
+    `insert into sweep_runs (account_id, kind, status, started_at, finished_at)
+       values ('acc_cli', 'sweep', 'completed', now(), now())`,
+  );
+  await t.pool.query(
+    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at) values ('acc_cli', now(), null)`,
+  );
+}, 60_000);
+afterAll(() => t.close());
+
+describe('tally close', () => {
+  it('prints the close report of an open period, saying it is open', async () => {
+    const result = await tally([PERIOD]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`${PERIOD} is open`);
+    expect(JSON.parse(result.stdout).accounts[0]).toMatchObject({
+      account_id: 'acc_cli',
+      walk: { net: 9_700, held_end: 9_700 },
+    });
+  });
+
+  it('writes the journal in a format to a file', async () => {
+    const file = path.join(dir, 'journal.csv');
+    const result = await tally([PERIOD, '--journal', 'xero', '--out', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`written to ${file}`);
+    const rows = parse(await readFile(file, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(rows.find((row) => row['*AccountCode'] === 'sales')?.['*Amount']).toBe('-100.00');
+  });
+
+  it('refuses bad input naming it', async () => {
+    const format = await tally([PERIOD, '--journal', 'sage']);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain('--journal must be one of csv, xero, quickbooks, netsuite, got "sage"');
+    const period = await tally(['2026-13']);
+    expect(period.code).toBe(2);
+    expect(period.stderr).toContain('period: must be a month as YYYY-MM, got "2026-13"');
+  });
+
+  it('closes the period once, then prints the stored version unchanged', async () => {
+    const closed = await tally([PERIOD, '--close', '--note', 'reviewed']);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.stderr).toMatch(new RegExp(`closed ${PERIOD} as version 1 by cli:`));
+    const twice = await tally([PERIOD, '--close', '--note', 'again']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`${PERIOD} is already closed (version 1)`);
+    const shown = await tally([PERIOD]);
+    expect(shown.stderr).toContain(`${PERIOD} is closed: version 1`);
+    const stored = await request(t.app)
+      .get(`/api/periods/${PERIOD}.json`)
+      .set({ Authorization: `Bearer ${API_TOKEN}` });
+    expect(shown.stdout).toBe(`${stored.text}\n`);
+    const { rows } = await t.pool.query('select actor, note from period_history');
+    expect(rows).toEqual([{ actor: expect.stringMatching(/^cli:/), note: 'reviewed' }]);
+  });
+});
