@@ -105,7 +105,7 @@ describe('every console list fits the screen', () => {
     await page.goto(`${base}/console`);
     const links = await page.$$eval('header nav a', (anchors) => anchors.map((a) => a.getAttribute('href')));
     expect(links.map((href) => href?.split('?')[0]).sort()).toEqual([...listPages].sort());
-    expect(listPages).toHaveLength(9);
+    expect(listPages).toHaveLength(10);
   });
 
   for (const screen of WIDTHS)
@@ -127,9 +127,10 @@ describe('every console list fits the screen', () => {
       expect(problems).toEqual([]);
     }, 60_000);
 
-  it('keeps each page a list links to (a finding, delivery, payment, payout, report) no wider than the window', async () => {
+  it('keeps each page a list links to (a finding, delivery, payment, payout, report, period) no wider than the window', async () => {
     const pages: string[] = [];
     for (const listPath of [
+      '/console/periods',
       '/console/findings',
       '/console/deliveries',
       '/console/declines',
