@@ -80,7 +80,7 @@ try {
   const config = loadConfig({
     DATABASE_URL: database.connectionString,
     API_TOKEN: TOKEN,
-    WEBHOOK_SECRETS: 'whsec_bench',
+    WEBHOOK_SECRETS: 'whsec_bench_0123456789_abcdefghijkl',
   });
   const pool = createPool(database.connectionString, log);
   const boss = createBoss(database.connectionString, log);

@@ -72,7 +72,7 @@ const database = await startEmbeddedPostgres(dataDir, log);
 const admin = new pg.Pool({ connectionString: database.connectionString, max: 1 });
 try {
   const requestsFile = path.join(dataDir, 'signed-requests.tsv');
-  const secret = `whsec_bench_${randomBytes(8).toString('hex')}`;
+  const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   // Above what this machine acknowledges, so wrk rarely wraps around to requests it already sent.
   const bodyBytes = await writeSignedRequests(requestsFile, secret, SECONDS * 10_000);
   const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile };

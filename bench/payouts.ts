@@ -54,7 +54,7 @@ try {
   const config = loadConfig({
     DATABASE_URL: database.connectionString,
     API_TOKEN: 'bench-admin-token-0123456789',
-    WEBHOOK_SECRETS: 'whsec_bench',
+    WEBHOOK_SECRETS: 'whsec_bench_0123456789_abcdefghijkl',
   });
   const pool = createPool(database.connectionString, log, 6);
   const boss = createBoss(database.connectionString, log, { max: 2 });

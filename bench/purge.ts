@@ -23,7 +23,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const CHUNK_SECONDS = Number(process.env.BENCH_CHUNK_SECONDS ?? 15);
 const CONNECTIONS = 16;
 const PORT = 3990;
-const SECRET = 'whsec_bench_purge_0123456789';
+const SECRET = 'whsec_bench_purge_0123456789_abcdef';
 const log = createLogger('warn');
 
 type Load = { requests: number; non2xx: number; latency: { p50: number; p99: number; max: number } };

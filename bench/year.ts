@@ -92,7 +92,7 @@ try {
   for (let round = 1; round <= ROUNDS; round += 1)
     seedSweepAccounts(simulator, sweepAccounts(round), SWEEP_PAYMENTS);
 
-  const secret = `whsec_bench_${randomBytes(8).toString('hex')}`;
+  const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   const requestsFile = path.join(dataDir, 'signed-requests.tsv');
   const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile };
   // Fresh deliveries for every run: on the reused year database an earlier round's would be redeliveries.

@@ -10,6 +10,7 @@ import {
   optionalCount,
   optionalText,
   timeZoneName,
+  webhookSecret,
 } from './configFields.ts';
 import { FINDING_CODES } from './findings/findings.ts';
 import { issueLines } from './issues.ts';
@@ -32,9 +33,10 @@ export const configSchema = z.object({
     description:
       'Set: `GET /metrics` is served on this port only, without a token, for a private scrape network (never publish it), and the main port answers it 404. Unset: `/metrics` is on `PORT` and needs a bearer token of any role (a `metrics` token of `API_TOKENS` reads it and nothing else).',
   }),
-  WEBHOOK_SECRETS: commaList.optional().meta({
+  WEBHOOK_SECRETS: commaList.pipe(z.array(webhookSecret)).optional().meta({
+    format: 'comma-separated list, each at least 32 characters or a provider signing key (`sigk_…`)',
     description:
-      'Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Required with `DATABASE_URL`, except by the CLI, which verifies no webhook. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.',
+      "Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Each is at least 32 characters, or one the provider issued (`sigk_` and at least 22 more letters and digits, as the provider's event publisher page shows it). Required with `DATABASE_URL`, except by the CLI, which verifies no webhook. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.",
   }),
   WEBHOOK_TOLERANCE_SECONDS: integer(172_800).meta({
     description:

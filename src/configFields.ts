@@ -95,3 +95,13 @@ export const timeZoneName = (fallback: string) =>
     .default(fallback)
     .refine((value) => isTimeZone(value), 'is not a known IANA time zone name (e.g. America/New_York)')
     .meta({ format: 'IANA time zone name' });
+
+// The provider issues signing keys as `sigk_` and 22 random letters and digits (27 characters, about 131 bits);
+// any other secret must be 32 characters or more, so that no short hand-made secret guards the webhook.
+const PROVIDER_SIGNING_KEY = /^sigk_[A-Za-z0-9]{22,}$/;
+export const webhookSecret = z
+  .string()
+  .refine(
+    (secret) => secret.length >= 32 || PROVIDER_SIGNING_KEY.test(secret),
+    'must be at least 32 characters, or a provider signing key (sigk_ and at least 22 letters and digits)',
+  );

@@ -24,7 +24,7 @@ const sent = [paymentEvent(), paymentEvent({ event_name: 'payment.refunded' }), 
 
 beforeAll(async () => {
   source = await startTestApp();
-  target = await startTestApp({ env: { WEBHOOK_SECRETS: 'whsec_target_instance' } });
+  target = await startTestApp({ env: { WEBHOOK_SECRETS: 'whsec_target_instance_0123456789ab' } });
   targetServer = await serve(target.app, 0);
   targetUrl = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}/webhooks`;
   dir = await mkdtemp(path.join(tmpdir(), 'tally-cli-'));
@@ -61,7 +61,15 @@ describe('tally replay', () => {
   it('re-signs and posts each delivery, then reports duplicates when run again', async () => {
     const file = path.join(dir, 'replay.jsonl');
     await tally(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
-    const args = ['replay', file, '--url', targetUrl, '--secret', 'whsec_target_instance', '--resign'];
+    const args = [
+      'replay',
+      file,
+      '--url',
+      targetUrl,
+      '--secret',
+      'whsec_target_instance_0123456789ab',
+      '--resign',
+    ];
     const first = await tally(args);
     expect(first.stdout).toBe('sent 3, accepted 3, duplicate 0, rejected 0, failed 0\n');
     expect(first.code).toBe(0);

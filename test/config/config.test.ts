@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
+const A = 'whsec_first_secret_0123456789_abcdef';
+const B = 'whsec_second_secret_0123456789_abcde';
+
 describe('configuration', () => {
   it('has documented defaults', () => {
     const config = loadConfig({});
@@ -16,9 +19,22 @@ describe('configuration', () => {
   });
 
   it('splits and trims comma lists', () => {
-    const config = loadConfig({ WEBHOOK_SECRETS: ' a , b,,', CAPTURE_ALERT_HOURS: '6, 48,24' });
-    expect(config.WEBHOOK_SECRETS).toEqual(['a', 'b']);
+    const config = loadConfig({ WEBHOOK_SECRETS: ` ${A} , ${B},,`, CAPTURE_ALERT_HOURS: '6, 48,24' });
+    expect(config.WEBHOOK_SECRETS).toEqual([A, B]);
     expect(config.CAPTURE_ALERT_HOURS).toEqual([48, 24, 6]);
+  });
+
+  it('refuses a webhook secret under 32 characters unless it is a provider signing key (sigk_…)', () => {
+    const secrets = (value: string) => () => loadConfig({ WEBHOOK_SECRETS: value });
+    expect(secrets('x'.repeat(32))).not.toThrow();
+    expect(secrets('sigk_59MIs5qN2tBrsNw6JzIXlU')).not.toThrow();
+    for (const weak of ['x'.repeat(31), 'sigk_short', 'sigk_59MIs5qN2tBrsNw6JzIX!', 'justifi-test-key']) {
+      expect(secrets(`${A},${weak}`)).toThrow(
+        'WEBHOOK_SECRETS.1: must be at least 32 characters, or a provider signing key',
+      );
+    }
+    // The problem never repeats the secret it refuses.
+    expect(secrets('sigk_short')).not.toThrow(/sigk_short/);
   });
 
   it('reports every problem at once, each naming its variable', () => {

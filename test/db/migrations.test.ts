@@ -106,7 +106,12 @@ describe('migrations', () => {
       `insert into schema_migrations (version, name) values (9999, '9999_from_the_future.sql')`,
     );
     const result = spawnSync(process.execPath, [file], {
-      env: { PATH: process.env.PATH, DATABASE_URL: url, WEBHOOK_SECRETS: 's', PORT: '0' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: url,
+        WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
+        PORT: '0',
+      },
       encoding: 'utf8',
       timeout: 20_000,
     });
@@ -117,7 +122,11 @@ describe('migrations', () => {
 
   it('npm run migrate exits non-zero when the database cannot be migrated', () => {
     const result = spawnSync(process.execPath, ['src/processes/release.ts'], {
-      env: { ...process.env, DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none', WEBHOOK_SECRETS: 's' },
+      env: {
+        ...process.env,
+        DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none',
+        WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
+      },
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -290,7 +290,7 @@ describe('alerts', () => {
       // Held for a digest, so nothing is sent from this test.
       ALERT_DIGEST_MINUTES: '60',
       DATABASE_URL: t.databaseUrl,
-      WEBHOOK_SECRETS: 'x',
+      WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
     };
     const context = { ...t, config: loadConfig(env) as Config, now: () => new Date() } as JobContext;
     await alertScan.handle({}, context, 'scan');

@@ -12,7 +12,7 @@ import { type Role, startRole } from '../helpers/roles.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
 
 const DELIVERIES = 50_000;
-const SECRET = 'whsec_process_test';
+const SECRET = 'whsec_process_test_0123456789_abcd';
 const roles: Role[] = [];
 afterAll(() => {
   for (const role of roles) role.child.kill('SIGKILL');

@@ -5,7 +5,7 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { startProxy } from '../helpers/proxy.ts';
 import { type Role, startRole } from '../helpers/roles.ts';
 
-const SECRET = 'whsec_process_test';
+const SECRET = 'whsec_process_test_0123456789_abcd';
 const OUTAGE_MS = 30_000;
 const roles: Role[] = [];
 afterAll(() => {

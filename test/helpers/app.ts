@@ -16,7 +16,10 @@ import { createQueues } from '../../src/queue/job.ts';
 import { startWorkers } from '../../src/queue/workers.ts';
 import { createTestDatabase } from './database.ts';
 
-export const SECRETS = ['whsec_current_0123456789', 'whsec_previous_0123456789'] as const;
+export const SECRETS = [
+  'whsec_current_0123456789_abcdefghij',
+  'whsec_previous_0123456789_abcdefghi',
+] as const;
 export const API_TOKEN = 'test-api-token-0123456789';
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
@@ -32,10 +35,15 @@ export async function startTestApp(
     /** Runs the real pg-boss workers in this process too (all queues, or those named). */
     worker?: boolean;
     workerJobs?: string[];
+    /**
+     * Webhook secrets given to the app as they are, past the boot check: the provider SDK's test key
+     * (`justifi-test-key`) is shorter than WEBHOOK_SECRETS allows, yet its vector must verify.
+     */
+    webhookSecrets?: string[];
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
-  const config = loadConfig({
+  const loaded = loadConfig({
     DATABASE_URL: databaseUrl,
     WEBHOOK_SECRETS: SECRETS.join(','),
     API_TOKEN,
@@ -44,6 +52,9 @@ export async function startTestApp(
     NODE_ENV: 'test',
     ...options.env,
   });
+  const config = options.webhookSecrets
+    ? Object.freeze({ ...loaded, WEBHOOK_SECRETS: options.webhookSecrets })
+    : loaded;
   const logLines: string[] = [];
   // Kept in memory for the test, and in the run's log directory for the scan at the end of the run.
   const logFile = createWriteStream(

@@ -6,14 +6,15 @@ export const TEST_LOG_DIR = path.join(import.meta.dirname, '..', '..', '.test-lo
 
 /** Secrets the tests configure; none may ever appear in a log line. */
 export const TEST_SECRETS = [
-  'whsec_current_0123456789',
-  'whsec_previous_0123456789',
+  'whsec_current_0123456789_abcdefghij',
+  'whsec_previous_0123456789_abcdefghi',
   'test-api-token-0123456789',
   'test_client_secret',
   'justifi-test-key',
   'sigk_59MIs5qN2tBrsNw6JzIXlU',
-  'whsec_target_instance',
-  'whsec_process_test',
+  'whsec_target_instance_0123456789ab',
+  'whsec_process_test_0123456789_abcd',
+  'whsec_metrics_port_0123456789_abcd',
   // test/findings/workflow/helpers.ts: the named tokens of API_TOKENS.
   'read-token-for-tests-0123456789',
   'alice-admin-token-0123456789',

@@ -106,7 +106,7 @@ describe.each(sdkVectors)('the provider SDK test vector $file', (vector) => {
 
   it('is accepted with its secret, stored byte for byte, and its payment keeps the unlisted fields', async () => {
     const vectorApp = await startTestApp({
-      env: { WEBHOOK_SECRETS: vector.secret },
+      webhookSecrets: [vector.secret],
       now: justAfterSigning,
       worker: true,
     });
@@ -135,7 +135,7 @@ describe.each(sdkVectors)('the provider SDK test vector $file', (vector) => {
 
   it('is refused with another secret or with one byte of the body changed, and nothing is stored', async () => {
     const otherSecret = await startTestApp({
-      env: { WEBHOOK_SECRETS: 'not-the-vector-secret' },
+      env: { WEBHOOK_SECRETS: 'not-the-vector-secret-0123456789abc' },
       now: justAfterSigning,
     });
     try {
@@ -145,7 +145,7 @@ describe.each(sdkVectors)('the provider SDK test vector $file', (vector) => {
       await otherSecret.close();
     }
     const rightSecret = await startTestApp({
-      env: { WEBHOOK_SECRETS: vector.secret },
+      webhookSecrets: [vector.secret],
       now: justAfterSigning,
     });
     try {

@@ -97,7 +97,12 @@ describe('GET /metrics with METRICS_PORT set', () => {
     const databaseUrl = await createTestDatabase();
     const web = startRole(
       'web',
-      { DATABASE_URL: databaseUrl, WEBHOOK_SECRETS: 'whsec_metrics_port', PORT: '0', METRICS_PORT: '0' },
+      {
+        DATABASE_URL: databaseUrl,
+        WEBHOOK_SECRETS: 'whsec_metrics_port_0123456789_abcd',
+        PORT: '0',
+        METRICS_PORT: '0',
+      },
       'metrics listening',
     );
     const { port: metricsPort } = await web.started;

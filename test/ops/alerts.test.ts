@@ -20,7 +20,11 @@ const MINUTE = 60_000;
 let t: TestApp;
 const context = (now: Date, env: Record<string, string> = {}): JobContext => ({
   ...t,
-  config: loadConfig({ ...env, DATABASE_URL: t.databaseUrl, WEBHOOK_SECRETS: 'x' }) as Config,
+  config: loadConfig({
+    ...env,
+    DATABASE_URL: t.databaseUrl,
+    WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
+  }) as Config,
   now: () => now,
 });
 const scan = (now: Date, env: Record<string, string> = {}) => alertScan.handle({}, context(now, env), 'scan');

@@ -10,7 +10,7 @@ import { until, waitFor } from '../helpers/waitFor.ts';
 
 let databaseUrl: string;
 const children: ChildProcess[] = [];
-const secret = 'whsec_process_test';
+const secret = 'whsec_process_test_0123456789_abcd';
 
 beforeAll(async () => {
   databaseUrl = await createTestDatabase();

@@ -306,7 +306,7 @@ describe('RAW_BODY_RETENTION_DAYS', () => {
       env: {
         ...process.env,
         DATABASE_URL: 'postgres://127.0.0.1:1/none',
-        WEBHOOK_SECRETS: 'x',
+        WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
         RAW_BODY_RETENTION_DAYS: '0',
       },
       encoding: 'utf8',
