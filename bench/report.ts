@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool, type Queryable } from '../src/db/pool.ts';
+import { createPool } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
@@ -15,6 +15,7 @@ import { renderCsv } from '../src/reports/renderCsv.ts';
 import { renderHtml } from '../src/reports/renderHtml.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import { countArgument, sampleRss, timed } from './measure.ts';
+import { profileQueries } from './queryProfile.ts';
 
 const PAYMENTS = countArgument('PAYMENTS', 1_000_000);
 const REFUNDS = Math.floor(PAYMENTS / 5);
@@ -101,33 +102,4 @@ try {
 } finally {
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
-}
-
-type Recorded = { text: string; values: unknown[]; seconds: number };
-
-/** Records each query the report runs with its time, then explains them one by one. */
-function profileQueries() {
-  const recorded: Recorded[] = [];
-  return {
-    wrap: (client: pg.PoolClient): Queryable => ({
-      query: (async (text: string, values: unknown[]) => {
-        const started = performance.now();
-        const result = await client.query(text, values);
-        recorded.push({ text, values, seconds: (performance.now() - started) / 1000 });
-        return result;
-      }) as Queryable['query'],
-    }),
-    explain: async (client: pg.PoolClient) => {
-      for (const { text, values, seconds } of recorded) {
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-          `explain (analyze, buffers) ${text}`,
-          values,
-        );
-        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-        process.stderr.write(
-          `\n${seconds.toFixed(3)} s  ${text.replace(/\s+/g, ' ').slice(0, 120)}\n${plan}\n`,
-        );
-      }
-    },
-  };
 }

@@ -19,6 +19,7 @@ import { bankStatementRoutes } from './routes/bankStatements.ts';
 import { declineRoutes } from './routes/declines.ts';
 import { disputeRoutes } from './routes/disputes.ts';
 import { eventRoutes } from './routes/events.ts';
+import { findingAuditTrailRoutes } from './routes/findingAuditTrail.ts';
 import { findingRoutes } from './routes/findings.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { opsSignalRoutes } from './routes/opsSignals.ts';
@@ -70,6 +71,7 @@ export function createApp(
     eventRoutes(deps),
     paymentRoutes(deps),
     payoutRoutes(deps),
+    findingAuditTrailRoutes(deps),
     findingRoutes(deps),
     opsSignalRoutes(deps),
     disputeRoutes(deps),

@@ -24,6 +24,15 @@ describe('benchmarks, run small', () => {
       shows: [/^2000 payments, 400 refunds; report rows: .* 2000 payments counted$/m],
     },
     {
+      name: 'bench:close',
+      args: ['bench/close.ts', '2000'],
+      env: {},
+      shows: [
+        /^2000 payments in 2026-10 \(America\/New_York\); 400 accounts, .* unexplained 100 cents; journal: \d+ entries/m,
+        /^report and journal: +[\d.]+ s \(ratio to baseline/m,
+      ],
+    },
+    {
       name: 'bench:sweep',
       args: ['bench/sweep.ts', '200'],
       env: {},

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queues } from '../../queue/queues.ts';
 import { eventParams } from '../routes/events.ts';
+import { findingAuditQuery } from '../routes/findingAuditTrail.ts';
 import { ACTION_OF_PATH, findingsQuery, noteBody } from '../routes/findings.ts';
 import { achReturnsQuery, alertsQuery } from '../routes/opsSignals.ts';
 import { paymentParams } from '../routes/payments.ts';
@@ -156,6 +157,17 @@ export const operations: Operation[] = [
       'A page of findings.',
       schemas.page('FindingPage', schemas.findingSchema, 'A page of findings.'),
     ),
+  },
+  {
+    method: 'get',
+    path: '/api/findings.csv',
+    tag: 'Findings',
+    auth: 'read',
+    summary: 'The audit trail: findings first seen in a range of business days, one row per history entry',
+    description:
+      '`from` and `to` are business days (`BUSINESS_TIME_ZONE`), both included. Oldest finding first; a finding with no history is one row with empty history columns. Text a spreadsheet would run as a formula starts with a single quote.',
+    query: findingAuditQuery,
+    answers: { 200: { description: 'The CSV file.', content: { 'text/csv': text } } },
   },
   {
     method: 'get',

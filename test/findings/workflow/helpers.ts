@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { expect } from 'vitest';
 import type { TestApp } from '../../helpers/app.ts';
-import { paymentEvent } from '../../helpers/deliveries.ts';
-import { deliver, settle } from '../../helpers/fixtures.ts';
+import { paymentEvent, postSigned } from '../../helpers/deliveries.ts';
+import { settle } from '../../helpers/fixtures.ts';
 
 export const READ_TOKEN = 'read-token-for-tests-0123456789';
 export const ALICE_TOKEN = 'alice-admin-token-0123456789';
@@ -14,8 +14,15 @@ let version = 0;
 /**
  * Delivers a state of payment `id` whose fees add up to 70 while `fee_amount` says `feeAmount` (each call a
  * newer `updated_at`), and waits for its reconciliation: 71 opens `fee_total_mismatch`, 70 resolves it.
+ * `signedAt` is the delivery's signature time: the app's clock, when a test sets that clock.
  */
-export async function deliverPayment(t: TestApp, id: string, feeAmount: number, account = 'acc_flow') {
+export async function deliverPayment(
+  t: TestApp,
+  id: string,
+  feeAmount: number,
+  account = 'acc_flow',
+  signedAt = new Date(),
+) {
   version += 1;
   const updatedAt = new Date(Date.UTC(2026, 10, 1, 12, 0, version)).toISOString();
   const event = paymentEvent({
@@ -44,7 +51,8 @@ export async function deliverPayment(t: TestApp, id: string, feeAmount: number, 
       updated_at: updatedAt,
     },
   });
-  await deliver(t.app, [JSON.stringify(event)]);
+  const timestamp = String(Math.floor(signedAt.getTime() / 1000));
+  expect((await postSigned(t.app, JSON.stringify(event), { timestamp })).status).toBe(200);
   await settle(t);
   return event;
 }
