@@ -70,6 +70,14 @@ export async function migrate(
       applied_at timestamptz not null default now(),
       checksum text
     )`);
+    // Each backfill's progress (src/db/backfill.ts), one row per backfill, committed with each batch.
+    await client.query(`create table if not exists schema_backfills (
+      name text primary key,
+      last_key text,
+      rows_done bigint not null default 0,
+      rows_updated bigint not null default 0,
+      finished_at timestamptz
+    )`);
     // Databases migrated before checksums were kept; `if not exists` makes this a no-op afterwards.
     await client.query('alter table schema_migrations add column if not exists checksum text');
     const { rows } = await client.query<AppliedMigration>(
