@@ -1,11 +1,17 @@
+import { runBackfills } from '../db/backfill.ts';
+import { BACKFILLS } from '../db/backfills.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
 import { createBoss } from '../queue/boss.ts';
 import { exitWithError, loadConfigOrExit } from './runtime.ts';
 
-/** Applies Tally's migrations and installs pg-boss's schema: the Procfile's `release` step. */
+/**
+ * Applies Tally's migrations, runs the backfills in batches and installs pg-boss's schema: the Procfile's
+ * `release` step.
+ */
 export async function release(connectionString: string, log = createLogger('info')): Promise<void> {
   await migrate(connectionString, log);
+  await runBackfills(connectionString, log, BACKFILLS);
   // pg-boss creates or upgrades its own schema on start, under its own lock.
   const boss = createBoss(connectionString, log, { max: 1 });
   await boss.start();
