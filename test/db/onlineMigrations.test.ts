@@ -114,7 +114,11 @@ create unique index concurrently if not exists widgets_code_key on widgets (code
     const url = await createTestDatabase();
     await query(url, `update schema_migrations set checksum = 'before-the-edit' where version = 7`);
     const result = spawnSync(process.execPath, ['src/processes/release.ts'], {
-      env: { PATH: process.env.PATH, DATABASE_URL: url, WEBHOOK_SECRETS: 's' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: url,
+        WEBHOOK_SECRETS: 'whsec_unused_by_this_test_0123456789',
+      },
       encoding: 'utf8',
       timeout: 20_000,
     });
