@@ -1,7 +1,14 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { currencyExponent } from './amounts.ts';
-import { calendarDay, StatementError, type StatementInput, type StatementItem } from './statement.ts';
+import { limitLineLength } from './lineLength.ts';
+import {
+  calendarDay,
+  MAX_LINE_BYTES,
+  StatementError,
+  type StatementInput,
+  type StatementItem,
+} from './statement.ts';
 
 type BaiRecord = { code: string; line: number; fields: string[] };
 type Group = {
@@ -83,14 +90,14 @@ export async function* parseBai2(input: StatementInput): AsyncGenerator<Statemen
       if (!group || account)
         throw new StatementError(line, 'a group trailer (98) with an account still open');
       checkControl(line, 'group', [fields[0] ?? '', fields[2] ?? ''], group.total, group.records);
-      if (Number(fields[1]) !== group.accounts)
+      if (count(fields[1] ?? '', line, 'group trailer number of accounts') !== group.accounts)
         throw new StatementError(line, 'the group trailer counts a different number of accounts');
       fileTotal += group.total;
       group = null;
     } else if (code === '99') {
       if (group) throw new StatementError(line, 'the file trailer (99) with a group still open');
       checkControl(line, 'file', [fields[0] ?? '', fields[2] ?? ''], fileTotal, fileRecords);
-      if (Number(fields[1]) !== groups)
+      if (count(fields[1] ?? '', line, 'file trailer number of groups') !== groups)
         throw new StatementError(line, 'the file trailer counts a different number of groups');
       trailer = true;
     } else {
@@ -103,38 +110,62 @@ export async function* parseBai2(input: StatementInput): AsyncGenerator<Statemen
 // A record and its continuations (88) count as that many physical records in the trailers' counts.
 const physicalCount = (record: BaiRecord & { continuations?: number }) => 1 + (record.continuations ?? 0);
 
-/** Records with their 88 continuations joined, fields split on commas up to the `/` that ends them. */
+type PendingRecord = BaiRecord & { continuations: number; parts: string[]; length: number };
+
+/**
+ * Records with their 88 continuations joined, fields split on commas up to the `/` that ends them. A line,
+ * and a record with its continuations, is at most MAX_LINE_BYTES: the pieces are kept apart and joined once.
+ */
 async function* logicalRecords(input: StatementInput): AsyncGenerator<BaiRecord & { continuations: number }> {
-  const lines = createInterface({ input: Readable.from(input), crlfDelay: Number.POSITIVE_INFINITY });
-  let pending: (BaiRecord & { continuations: number; raw: string }) | null = null;
+  const source = Readable.from(limitLineLength(input));
+  try {
+    yield* joinContinuations(createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY }));
+  } finally {
+    // readline lets go of its input without closing it: a file refused half way is closed here.
+    source.destroy();
+  }
+}
+
+async function* joinContinuations(
+  lines: AsyncIterable<string>,
+): AsyncGenerator<BaiRecord & { continuations: number }> {
+  let pending: PendingRecord | null = null;
   let number = 0;
   for await (const physical of lines) {
     number += 1;
-    const raw = physical.replace(/\s+$/, '');
+    const raw = physical.trimEnd();
     if (raw === '') continue;
     const code = raw.slice(0, 2);
     if (/^\d\d[^,]/.test(raw)) throw new StatementError(number, 'a record code must be followed by a comma');
     if (code === '88') {
       if (!pending) throw new StatementError(number, 'a continuation (88) with nothing to continue');
-      pending.raw = `${pending.raw.replace(/\/$/, '')},${raw.slice(3)}`;
+      pending.length += raw.length;
+      if (pending.length > MAX_LINE_BYTES)
+        throw new StatementError(
+          pending.line,
+          `the record with its continuations (88) is longer than ${MAX_LINE_BYTES / 1024} KB`,
+        );
+      const last = pending.parts.length - 1;
+      const previous = pending.parts[last] ?? '';
+      if (previous.endsWith('/')) pending.parts[last] = previous.slice(0, -1);
+      pending.parts.push(raw.slice(3));
       pending.continuations += 1;
       continue;
     }
     if (pending) yield finish(pending);
-    pending = { code, line: number, fields: [], continuations: 0, raw };
+    pending = { code, line: number, fields: [], continuations: 0, parts: [raw.slice(3)], length: raw.length };
   }
   if (pending) yield finish(pending);
 }
 
-function finish(
-  record: BaiRecord & { continuations: number; raw: string },
-): BaiRecord & { continuations: number } {
-  const body = record.raw.slice(3);
+function finish({ code, line, continuations, parts }: PendingRecord): BaiRecord & { continuations: number } {
+  const body = parts.join(',');
   // A detail's last field is free text that may hold commas and slashes, and banks differ on ending it with
   // `/`: one final `/` is taken as the terminator. Every other record ends at its first `/`.
-  if (record.code === '16') return { ...record, fields: body.replace(/\/$/, '').split(',') };
+  if (code === '16')
+    return { code, line, continuations, fields: (body.endsWith('/') ? body.slice(0, -1) : body).split(',') };
   const end = body.indexOf('/');
-  return { ...record, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
+  return { code, line, continuations, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
 }
 
 function yymmdd(text: string): string | null {
@@ -151,13 +182,25 @@ function cents(text: string, line: number, what: string): number {
   return value;
 }
 
+// A count the file states (records, accounts, groups, distributions): digits only, never a sign, a fraction or
+// an exponent, checked before it steers the reading.
+function count(text: string, line: number, what: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new StatementError(line, `the ${what} is not a whole number`);
+  return Number(text);
+}
+
 /** How many fields a funds type adds after it: V a value date and time, S three amounts, D a list. */
 function fundsTypeFields(fields: string[], at: number, line: number): number {
   const type = (fields[at] ?? '').toUpperCase();
   if (type === '' || type === '0' || type === '1' || type === '2' || type === 'Z') return 0;
   if (type === 'V') return 2;
   if (type === 'S') return 3;
-  if (type === 'D') return 1 + 2 * Number(fields[at + 1] ?? Number.NaN);
+  if (type === 'D') {
+    const extra = 1 + 2 * count(fields[at + 1] ?? '', line, 'distribution count of funds type D');
+    if (at + 1 + extra > fields.length)
+      throw new StatementError(line, 'the distribution count of funds type D is more than the record holds');
+    return extra;
+  }
   throw new StatementError(line, 'not a BAI2 funds type (0, 1, 2, V, S, D, Z)');
 }
 
@@ -166,9 +209,7 @@ function summaryTotal(fields: string[], line: number): number {
   let total = 0;
   for (let at = 0; at < fields.length && fields[at] !== ''; ) {
     total += cents(fields[at + 1] ?? '', line, 'summary amount');
-    const extra = fundsTypeFields(fields, at + 3, line);
-    if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
-    at += 4 + extra;
+    at += 4 + fundsTypeFields(fields, at + 3, line);
   }
   return total;
 }
@@ -181,7 +222,6 @@ function readDetail(record: BaiRecord, asOf: string) {
   const amount = cents(fields[1] ?? '', line, 'amount');
   if (amount < 0) throw new StatementError(line, 'a detail amount carries no sign: the type code gives it');
   const extra = fundsTypeFields(fields, 2, line);
-  if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
   let valueDate = asOf;
   if ((fields[2] ?? '').toUpperCase() === 'V') {
     const date = yymmdd(fields[3] ?? '');
@@ -211,6 +251,7 @@ function checkControl(line: number, level: string, fields: string[], total: numb
       line,
       `the ${level} control total does not match its records (edited or truncated?)`,
     );
-  if (fields[1] !== undefined && fields[1] !== '' && Number(fields[1]) !== records)
+  const stated = fields[1] ?? '';
+  if (stated !== '' && count(stated, line, `${level} trailer number of records`) !== records)
     throw new StatementError(line, `the ${level} trailer counts a different number of records`);
 }
