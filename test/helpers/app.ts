@@ -32,6 +32,8 @@ export async function startTestApp(
     /** Runs the real pg-boss workers in this process too (all queues, or those named). */
     worker?: boolean;
     workerJobs?: string[];
+    /** Small upload and time limits for POST /api/bank-statements. */
+    statementLimits?: { maxBytes?: number; parseBudgetMs?: number };
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
@@ -63,7 +65,16 @@ export async function startTestApp(
   const jobs = options.jobs ?? allJobs;
   await createQueues(boss, jobs);
   const now = options.now ?? (() => new Date());
-  const app = createApp({ config, pool, boss, log, metrics: createMetrics(pool, boss), jobs, now });
+  const app = createApp({
+    config,
+    pool,
+    boss,
+    log,
+    metrics: createMetrics(pool, boss),
+    jobs,
+    now,
+    statementLimits: options.statementLimits,
+  });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   // Deliveries are projected by a loop that claims them from the raw log, named `process-event` like a queue.
   const processDeliveries =
