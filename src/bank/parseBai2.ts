@@ -162,8 +162,14 @@ function finish({ code, line, continuations, parts }: PendingRecord): BaiRecord 
   const body = parts.join(',');
   // A detail's last field is free text that may hold commas and slashes, and banks differ on ending it with
   // `/`: one final `/` is taken as the terminator. Every other record ends at its first `/`.
+  // Its text is kept whole: split, a 64 KB text of commas would be an array of 65,536 fields.
   if (code === '16')
-    return { code, line, continuations, fields: (body.endsWith('/') ? body.slice(0, -1) : body).split(',') };
+    return {
+      code,
+      line,
+      continuations,
+      fields: leadingFields(body.endsWith('/') ? body.slice(0, -1) : body, 3),
+    };
   const end = body.indexOf('/');
   return { code, line, continuations, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
 }
@@ -189,15 +195,34 @@ function count(text: string, line: number, what: string): number {
   return Number(text);
 }
 
-/** How many fields a funds type adds after it: V a value date and time, S three amounts, D a list. */
-function fundsTypeFields(fields: string[], at: number, line: number): number {
-  const type = (fields[at] ?? '').toUpperCase();
-  if (type === '' || type === '0' || type === '1' || type === '2' || type === 'Z') return 0;
-  if (type === 'V') return 2;
-  if (type === 'S') return 3;
-  if (type === 'D') {
-    const extra = 1 + 2 * count(fields[at + 1] ?? '', line, 'distribution count of funds type D');
-    if (at + 1 + extra > fields.length)
+/** The first `count` comma-separated fields of `text` and then, as one more, the rest of it unsplit. */
+function leadingFields(text: string, count: number): string[] {
+  const fields: string[] = [];
+  let start = 0;
+  for (
+    let comma = text.indexOf(',');
+    comma !== -1 && fields.length < count;
+    comma = text.indexOf(',', start)
+  ) {
+    fields.push(text.slice(start, comma));
+    start = comma + 1;
+  }
+  fields.push(text.slice(start));
+  return fields;
+}
+
+/**
+ * How many fields a funds type adds after it: V a value date and time, S three amounts, D a count and that
+ * many pairs; `available` is how many the record has after the funds type.
+ */
+function fundsTypeFields(type: string, next: string | undefined, available: number, line: number): number {
+  const upper = type.toUpperCase();
+  if (upper === '' || upper === '0' || upper === '1' || upper === '2' || upper === 'Z') return 0;
+  if (upper === 'V') return 2;
+  if (upper === 'S') return 3;
+  if (upper === 'D') {
+    const extra = 1 + 2 * count(next ?? '', line, 'distribution count of funds type D');
+    if (extra > available)
       throw new StatementError(line, 'the distribution count of funds type D is more than the record holds');
     return extra;
   }
@@ -209,32 +234,34 @@ function summaryTotal(fields: string[], line: number): number {
   let total = 0;
   for (let at = 0; at < fields.length && fields[at] !== ''; ) {
     total += cents(fields[at + 1] ?? '', line, 'summary amount');
-    at += 4 + fundsTypeFields(fields, at + 3, line);
+    const type = fields[at + 3] ?? '';
+    at += 4 + fundsTypeFields(type, fields[at + 4], fields.length - at - 4, line);
   }
   return total;
 }
 
+// A detail's fields: type code, amount, funds type, then the rest (funds type fields, references, text).
 function readDetail(record: BaiRecord, asOf: string) {
   const { fields, line } = record;
-  const typeCode = Number(fields[0]);
-  if (!/^\d{3}$/.test(fields[0] ?? ''))
-    throw new StatementError(line, 'the detail type code is not 3 digits');
-  const amount = cents(fields[1] ?? '', line, 'amount');
+  const [typeText = '', amountText = '', fundsType = '', rest = ''] = fields;
+  if (!/^\d{3}$/.test(typeText)) throw new StatementError(line, 'the detail type code is not 3 digits');
+  const typeCode = Number(typeText);
+  const amount = cents(amountText, line, 'amount');
   if (amount < 0) throw new StatementError(line, 'a detail amount carries no sign: the type code gives it');
-  const extra = fundsTypeFields(fields, 2, line);
+  // How many fields the rest holds is known once it is split, as far as the funds type needs.
+  const extra = fundsTypeFields(fundsType, leadingFields(rest, 1)[0], Number.POSITIVE_INFINITY, line);
+  const tail = leadingFields(rest, extra + 2);
+  if (fundsType.toUpperCase() === 'D' && tail.length < extra)
+    throw new StatementError(line, 'the distribution count of funds type D is more than the record holds');
   let valueDate = asOf;
-  if ((fields[2] ?? '').toUpperCase() === 'V') {
-    const date = yymmdd(fields[3] ?? '');
+  if (fundsType.toUpperCase() === 'V') {
+    const date = yymmdd(tail[0] ?? '');
     if (date === null) throw new StatementError(line, 'the value date (funds type V) is not a date (YYMMDD)');
     valueDate = date;
   }
-  const rest = 3 + extra;
-  const bankReference = (fields[rest] ?? '').trim();
-  const customerReference = (fields[rest + 1] ?? '').trim();
-  const text = fields
-    .slice(rest + 2)
-    .join(',')
-    .trim();
+  const bankReference = (tail[extra] ?? '').trim();
+  const customerReference = (tail[extra + 1] ?? '').trim();
+  const text = (tail[extra + 2] ?? '').trim();
   const direction = typeCode >= 100 && typeCode <= 399 ? 1 : typeCode >= 400 && typeCode <= 699 ? -1 : 0;
   return {
     amount,
