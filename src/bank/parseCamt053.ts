@@ -125,7 +125,7 @@ function writeBounded(parser: SaxesParser, text: string, run: { length: number }
       parser.write(text.slice(0, start + MAX_XML_TEXT - run.length + 1));
       throw new StatementError(
         parser.line,
-        `a text, tag or comment is longer than ${MAX_XML_TEXT / 1024} KB (no < for that long)`,
+        `a text, tag or comment is longer than ${MAX_XML_TEXT / 1024} KB`,
       );
     }
     if (at === -1) break;
