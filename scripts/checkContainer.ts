@@ -1,7 +1,8 @@
 /**
  * `npm run check:container`: builds Tally's image with no image registry (a Debian base made by debootstrap,
  * Node from this checkout), then runs `release`, `web`, `worker` and `clock` from it against a throwaway
- * Postgres, posts a signed delivery, sees it processed through the API and stops every role with SIGTERM.
+ * Postgres, posts a signed delivery, sees it processed through the API, imports a bank statement through the
+ * API (spooled to the tmpfs at UPLOAD_DIR of the read-only container) and stops every role with SIGTERM.
  * `--fresh` rebuilds the base image and builds without the layer cache (a cold build). Needs root.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,12 +16,14 @@ import { baseImageTag, buildBaseImage, imageExists } from './container/baseImage
 import { buildArgsForNpm, debianMirror, ensureTools } from './container/buildHost.ts';
 import { interrupt, onPath, type Podman, podman, progress, seconds } from './container/commands.ts';
 import {
+  importStatementThroughApi,
   MACHINE_FLAGS,
   postSignedDelivery,
   ROLE_FLAGS,
   settingsFlags,
   startRole,
   stopRole,
+  UPLOAD_DIR,
   waitForLog,
   waitForProcessed,
   waitForReady,
@@ -119,6 +122,7 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
     API_TOKEN: token,
     PORT: String(port),
     LOG_LEVEL: 'info',
+    UPLOAD_DIR,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
@@ -158,6 +162,11 @@ async function runRoles(tool: Podman, workDir: string): Promise<void> {
     await waitForProcessed(baseUrl, token, eventId, 60_000);
     measured.push(['delivery posted to processed', seconds(started)]);
     progress(`GET /api/events/${eventId}: processed ${seconds(started)} after posting`);
+
+    started = Date.now();
+    const lines = await importStatementThroughApi(baseUrl, token);
+    measured.push(['bank statement imported through the API', seconds(started)]);
+    progress(`POST /api/bank-statements: ${lines} lines imported through ${UPLOAD_DIR}`);
 
     for (const role of ['web', 'worker', 'clock']) {
       started = Date.now();

@@ -170,6 +170,11 @@ export const configSchema = z.object({
     format: 'text',
     description: 'Bank credits whose description contains this (case-insensitive) come from the provider.',
   }),
+  UPLOAD_DIR: optionalText.meta({
+    format: 'directory',
+    description:
+      'Where uploaded statements are spooled while they are imported (`POST /api/bank-statements`); it must be writable, also in a read-only container (a tmpfs). Unset: the OS temp directory.',
+  }),
   DECLINE_ALERT_COUNT: integer(3).meta({
     description: 'More declines of one card than this within 24 hours is `card_declined_repeatedly`.',
   }),

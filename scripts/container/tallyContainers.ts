@@ -16,11 +16,17 @@ export const MACHINE_FLAGS = [
   'nproc=4096:4096',
 ];
 
-/** As compose runs the roles: a read-only root file system, with no writable /tmp added (Docker adds none). */
-export const ROLE_FLAGS = ['--read-only', '--read-only-tmpfs=false'];
+/** Where compose and the Kubernetes notes mount a tmpfs for uploaded statements (`UPLOAD_DIR`). */
+export const UPLOAD_DIR = '/var/tally/uploads';
+
+/**
+ * As compose runs the roles: a read-only root file system with no writable /tmp added (Docker adds none;
+ * podman's plain `--read-only` would, and hide a write anywhere else), and a tmpfs at UPLOAD_DIR only.
+ */
+export const ROLE_FLAGS = ['--read-only', '--read-only-tmpfs=false', '--tmpfs', `${UPLOAD_DIR}:rw,mode=1777`];
 
 /** The settings every role gets, passed by name so the secrets never show in a process list. */
-const TALLY_SETTINGS = ['DATABASE_URL', 'WEBHOOK_SECRETS', 'API_TOKEN', 'PORT', 'LOG_LEVEL'];
+const TALLY_SETTINGS = ['DATABASE_URL', 'WEBHOOK_SECRETS', 'API_TOKEN', 'PORT', 'LOG_LEVEL', 'UPLOAD_DIR'];
 
 export function settingsFlags(): string[] {
   return TALLY_SETTINGS.flatMap((name) => ['-e', name]);
@@ -96,6 +102,26 @@ export async function postSignedDelivery(baseUrl: string, secret: string): Promi
   if (response.status !== 200)
     throw new Error(`POST /webhooks answered ${response.status}: ${await response.text()}`);
   return eventId;
+}
+
+/**
+ * Imports a two-line CSV statement through the API, as a user would: the upload is spooled to UPLOAD_DIR,
+ * so this fails (500) if the read-only container has nowhere writable there. Returns its lines.
+ */
+export async function importStatementThroughApi(baseUrl: string, token: string): Promise<number> {
+  const statement =
+    'Date,Amount,Currency,Description,Reference\n' +
+    `2026-03-02,12.30,USD,Container check ${randomBytes(6).toString('hex')},R1\n` +
+    '2026-03-03,-1.00,USD,Fee,R2\n';
+  const response = await fetch(`${baseUrl}/api/bank-statements?format=csv`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+    body: statement,
+  });
+  const text = await response.text();
+  if (response.status !== 201)
+    throw new Error(`POST /api/bank-statements answered ${response.status}: ${text}`);
+  return (JSON.parse(text) as { data: { lines: number } }).data.lines;
 }
 
 /** Waits until the read API shows the event processed by the worker. */

@@ -14,4 +14,6 @@ export type AppDeps = {
   metrics: Metrics;
   jobs: readonly JobDefinition[];
   now: () => Date;
+  /** The upload size and time budget of POST /api/bank-statements; unset, statement.ts's (tests make them small). */
+  statementLimits?: { maxBytes?: number; parseBudgetMs?: number };
 };

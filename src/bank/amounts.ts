@@ -52,27 +52,32 @@ export function currencyExponent(code: string): number | null {
   return Object.hasOwn(EXPONENTS, code) ? (EXPONENTS[code] ?? null) : null;
 }
 
-// Digits with optional thousands commas (1,234,567) or none, then an optional fraction.
+// Digits with optional thousands commas (1,234,567) or none, then an optional fraction. Anchored at both ends
+// and only ever run on at most MAX_AMOUNT_CHARS characters.
 const NUMBER = /^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d*))?$|^\.(\d+)$/;
+// Longer than any amount that fits a safe integer, with room for commas and zero decimals.
+const MAX_AMOUNT_CHARS = 64;
 
 /**
  * An amount as a bank writes it, in integer minor units of a currency with `exponent` decimals: `12.30`,
  * `-12.3`, `+5`, `1,234.56`, `(12.30)` (accountants' negative) and `12.30-` (a trailing minus, as some US
  * banks print debits). Null when it is not one, or when it has more decimals than the currency has (unless
- * the extra digits are zeros): a cent is never rounded away.
+ * the extra digits are zeros): a cent is never rounded away. Signs and spaces are taken off by position, not
+ * by a regular expression, so the time is linear in the text however much space pads it.
  */
 export function parseAmount(text: string, exponent: number): number | null {
   let body = text.trim();
+  if (body.length > MAX_AMOUNT_CHARS) return null;
   let negative = false;
-  const parenthesised = /^\((.*)\)$/.exec(body);
-  if (parenthesised) {
-    body = (parenthesised[1] ?? '').trim();
+  if (body.startsWith('(') && body.endsWith(')')) {
+    body = body.slice(1, -1).trim();
     negative = true;
   }
-  const signed = /^([+-])\s*/.exec(body) ?? /\s*([+-])$/.exec(body);
-  if (signed) {
-    body = signed.index === 0 ? body.slice(signed[0].length) : body.slice(0, signed.index);
-    if (signed[1] === '-') {
+  const leading = body.startsWith('+') || body.startsWith('-');
+  const sign = leading ? body[0] : body.endsWith('+') || body.endsWith('-') ? body.at(-1) : undefined;
+  if (sign !== undefined) {
+    body = leading ? body.slice(1).trimStart() : body.slice(0, -1).trimEnd();
+    if (sign === '-') {
       if (negative) return null;
       negative = true;
     }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { matchBankDeposits } from './matchDeposits.ts';
 import { lockBankMatching } from './matchQueries.ts';
-import { parseStatement } from './parseStatement.ts';
-import type { StatementFormat, StatementInput, StatementLine, StatementPeriod } from './statement.ts';
+import { parseStatementFile } from './parseStatementFile.ts';
+import type { StatementFormat, StatementLine, StatementPeriod } from './statement.ts';
 import { StatementError } from './statement.ts';
 import {
   countMatchedCredits,
@@ -32,43 +31,40 @@ export type ImportOptions = {
   importedBy: string;
   now: Date;
   config: Pick<Config, 'BANK_MATCH_DAYS' | 'BANK_PROVIDER_PATTERN'>;
-  /** Called as lines are read, with how many so far. */
-  onLines?: (lines: number) => void;
+  /** Called as lines are stored, with how many lines and bytes of the file so far. */
+  onProgress?: (progress: { lines: number; bytes: number }) => void;
+  /** How long reading the file may take (statement.ts PARSE_BUDGET_MS unless given). */
+  parseBudgetMs?: number;
 };
 
-const BATCH = 5_000;
-
 /**
- * Imports one statement file whole or not at all, in one transaction: its lines stream from `input` into a
- * session table in batches, then the ones not already stored (by the contract's key) are added, and credits
- * are matched to paid payouts again. A file that is not the format named throws a StatementError naming the
- * line, and nothing is stored.
+ * Imports one statement file whole or not at all, in one transaction: a worker thread reads the file and its
+ * lines stream into a session table in batches, then the ones not already stored (by the contract's key) are
+ * added, and credits are matched to paid payouts again. A file that is not the format named, breaks a limit
+ * or takes longer than its time budget to read throws a StatementError, and nothing is stored.
  */
-export async function importStatement(pool: Pool, input: StatementInput, options: ImportOptions) {
+export async function importStatement(pool: Pool, file: string, options: ImportOptions) {
   return withTransaction(pool, async (client): Promise<ImportResult> => {
     // A 50 MB statement is hundreds of thousands of lines: more than the pool's default per-statement limit.
     await client.query(`set local statement_timeout = '10min'`);
     await createImportTable(client);
-    const hash = createHash('sha256');
     const stated = { days: [] as string[], accounts: new Set<string>(), currencies: new Set<string>() };
-    let batch: (StatementLine & { seq: number })[] = [];
     let seq = 0;
-    for await (const item of parseStatement(options.format, hashing(input, hash))) {
-      if (item.kind === 'period') {
-        state(stated, item);
-        continue;
-      }
-      seq += 1;
-      batch.push({ ...item, seq });
-      if (batch.length >= BATCH) {
-        await insertImportLines(client, batch);
-        batch = [];
-        options.onLines?.(seq);
-      }
-    }
-    if (batch.length > 0) await insertImportLines(client, batch);
-    options.onLines?.(seq);
-    const sha256 = hash.digest();
+    const sha256 = await parseStatementFile(file, options.format, {
+      budgetMs: options.parseBudgetMs,
+      onItems: async (items, bytes) => {
+        const lines: (StatementLine & { seq: number })[] = [];
+        for (const item of items) {
+          if (item.kind === 'period') state(stated, item);
+          else {
+            seq += 1;
+            lines.push({ ...item, seq });
+          }
+        }
+        if (lines.length > 0) await insertImportLines(client, lines);
+        options.onProgress?.({ lines: seq, bytes });
+      },
+    });
     const summary = await summarizeImport(client);
     // From here on, imports take turns: two copies of one file sent at once are one statement.
     await lockBankMatching(client);
@@ -124,25 +120,4 @@ function state(
   stated.days = [stated.days[0] ?? period.from, stated.days.at(-1) ?? period.to];
   stated.accounts.add(period.bankAccount);
   if (period.currency) stated.currencies.add(period.currency);
-}
-
-const NEWLINE = 0x0a;
-
-/**
- * The file's bytes pass through the hash on their way to the parser: read once, never held whole. Postgres
- * text cannot hold a NUL byte, and no bank statement format has one: a file with one is refused here, naming
- * its line, whichever field (an account, a description) it would have landed in.
- */
-async function* hashing(input: StatementInput, hash: ReturnType<typeof createHash>): StatementInput {
-  let line = 1;
-  for await (const chunk of input) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const nul = bytes.indexOf(0);
-    const end = nul === -1 ? bytes.length : nul;
-    for (let at = bytes.indexOf(NEWLINE); at !== -1 && at < end; at = bytes.indexOf(NEWLINE, at + 1))
-      line += 1;
-    if (nul !== -1) throw new StatementError(line, 'the line contains a NUL character');
-    hash.update(chunk);
-    yield chunk;
-  }
 }

@@ -1,9 +1,7 @@
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import { currencyExponent } from './amounts.ts';
+import { type BaiRecord, leadingFields, logicalRecords, physicalCount } from './bai2Records.ts';
 import { calendarDay, StatementError, type StatementInput, type StatementItem } from './statement.ts';
 
-type BaiRecord = { code: string; line: number; fields: string[] };
 type Group = {
   line: number;
   asOf: string;
@@ -83,14 +81,14 @@ export async function* parseBai2(input: StatementInput): AsyncGenerator<Statemen
       if (!group || account)
         throw new StatementError(line, 'a group trailer (98) with an account still open');
       checkControl(line, 'group', [fields[0] ?? '', fields[2] ?? ''], group.total, group.records);
-      if (Number(fields[1]) !== group.accounts)
+      if (count(fields[1] ?? '', line, 'group trailer number of accounts') !== group.accounts)
         throw new StatementError(line, 'the group trailer counts a different number of accounts');
       fileTotal += group.total;
       group = null;
     } else if (code === '99') {
       if (group) throw new StatementError(line, 'the file trailer (99) with a group still open');
       checkControl(line, 'file', [fields[0] ?? '', fields[2] ?? ''], fileTotal, fileRecords);
-      if (Number(fields[1]) !== groups)
+      if (count(fields[1] ?? '', line, 'file trailer number of groups') !== groups)
         throw new StatementError(line, 'the file trailer counts a different number of groups');
       trailer = true;
     } else {
@@ -98,43 +96,6 @@ export async function* parseBai2(input: StatementInput): AsyncGenerator<Statemen
     }
   }
   if (!trailer) throw new StatementError(null, 'the file ends before its trailer (99): is it truncated?');
-}
-
-// A record and its continuations (88) count as that many physical records in the trailers' counts.
-const physicalCount = (record: BaiRecord & { continuations?: number }) => 1 + (record.continuations ?? 0);
-
-/** Records with their 88 continuations joined, fields split on commas up to the `/` that ends them. */
-async function* logicalRecords(input: StatementInput): AsyncGenerator<BaiRecord & { continuations: number }> {
-  const lines = createInterface({ input: Readable.from(input), crlfDelay: Number.POSITIVE_INFINITY });
-  let pending: (BaiRecord & { continuations: number; raw: string }) | null = null;
-  let number = 0;
-  for await (const physical of lines) {
-    number += 1;
-    const raw = physical.replace(/\s+$/, '');
-    if (raw === '') continue;
-    const code = raw.slice(0, 2);
-    if (/^\d\d[^,]/.test(raw)) throw new StatementError(number, 'a record code must be followed by a comma');
-    if (code === '88') {
-      if (!pending) throw new StatementError(number, 'a continuation (88) with nothing to continue');
-      pending.raw = `${pending.raw.replace(/\/$/, '')},${raw.slice(3)}`;
-      pending.continuations += 1;
-      continue;
-    }
-    if (pending) yield finish(pending);
-    pending = { code, line: number, fields: [], continuations: 0, raw };
-  }
-  if (pending) yield finish(pending);
-}
-
-function finish(
-  record: BaiRecord & { continuations: number; raw: string },
-): BaiRecord & { continuations: number } {
-  const body = record.raw.slice(3);
-  // A detail's last field is free text that may hold commas and slashes, and banks differ on ending it with
-  // `/`: one final `/` is taken as the terminator. Every other record ends at its first `/`.
-  if (record.code === '16') return { ...record, fields: body.replace(/\/$/, '').split(',') };
-  const end = body.indexOf('/');
-  return { ...record, fields: (end >= 0 ? body.slice(0, end) : body).split(',') };
 }
 
 function yymmdd(text: string): string | null {
@@ -151,13 +112,28 @@ function cents(text: string, line: number, what: string): number {
   return value;
 }
 
-/** How many fields a funds type adds after it: V a value date and time, S three amounts, D a list. */
-function fundsTypeFields(fields: string[], at: number, line: number): number {
-  const type = (fields[at] ?? '').toUpperCase();
-  if (type === '' || type === '0' || type === '1' || type === '2' || type === 'Z') return 0;
-  if (type === 'V') return 2;
-  if (type === 'S') return 3;
-  if (type === 'D') return 1 + 2 * Number(fields[at + 1] ?? Number.NaN);
+// A count the file states (records, accounts, groups, distributions): digits only, never a sign, a fraction or
+// an exponent, checked before it steers the reading.
+function count(text: string, line: number, what: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new StatementError(line, `the ${what} is not a whole number`);
+  return Number(text);
+}
+
+/**
+ * How many fields a funds type adds after it: V a value date and time, S three amounts, D a count and that
+ * many pairs; `available` is how many the record has after the funds type.
+ */
+function fundsTypeFields(type: string, next: string | undefined, available: number, line: number): number {
+  const upper = type.toUpperCase();
+  if (upper === '' || upper === '0' || upper === '1' || upper === '2' || upper === 'Z') return 0;
+  if (upper === 'V') return 2;
+  if (upper === 'S') return 3;
+  if (upper === 'D') {
+    const extra = 1 + 2 * count(next ?? '', line, 'distribution count of funds type D');
+    if (extra > available)
+      throw new StatementError(line, 'the distribution count of funds type D is more than the record holds');
+    return extra;
+  }
   throw new StatementError(line, 'not a BAI2 funds type (0, 1, 2, V, S, D, Z)');
 }
 
@@ -166,35 +142,34 @@ function summaryTotal(fields: string[], line: number): number {
   let total = 0;
   for (let at = 0; at < fields.length && fields[at] !== ''; ) {
     total += cents(fields[at + 1] ?? '', line, 'summary amount');
-    const extra = fundsTypeFields(fields, at + 3, line);
-    if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
-    at += 4 + extra;
+    const type = fields[at + 3] ?? '';
+    at += 4 + fundsTypeFields(type, fields[at + 4], fields.length - at - 4, line);
   }
   return total;
 }
 
+// A detail's fields: type code, amount, funds type, then the rest (funds type fields, references, text).
 function readDetail(record: BaiRecord, asOf: string) {
   const { fields, line } = record;
-  const typeCode = Number(fields[0]);
-  if (!/^\d{3}$/.test(fields[0] ?? ''))
-    throw new StatementError(line, 'the detail type code is not 3 digits');
-  const amount = cents(fields[1] ?? '', line, 'amount');
+  const [typeText = '', amountText = '', fundsType = '', rest = ''] = fields;
+  if (!/^\d{3}$/.test(typeText)) throw new StatementError(line, 'the detail type code is not 3 digits');
+  const typeCode = Number(typeText);
+  const amount = cents(amountText, line, 'amount');
   if (amount < 0) throw new StatementError(line, 'a detail amount carries no sign: the type code gives it');
-  const extra = fundsTypeFields(fields, 2, line);
-  if (!Number.isInteger(extra)) throw new StatementError(line, 'the funds type D has no count');
+  // How many fields the rest holds is known once it is split, as far as the funds type needs.
+  const extra = fundsTypeFields(fundsType, leadingFields(rest, 1)[0], Number.POSITIVE_INFINITY, line);
+  const tail = leadingFields(rest, extra + 2);
+  if (fundsType.toUpperCase() === 'D' && tail.length < extra)
+    throw new StatementError(line, 'the distribution count of funds type D is more than the record holds');
   let valueDate = asOf;
-  if ((fields[2] ?? '').toUpperCase() === 'V') {
-    const date = yymmdd(fields[3] ?? '');
+  if (fundsType.toUpperCase() === 'V') {
+    const date = yymmdd(tail[0] ?? '');
     if (date === null) throw new StatementError(line, 'the value date (funds type V) is not a date (YYMMDD)');
     valueDate = date;
   }
-  const rest = 3 + extra;
-  const bankReference = (fields[rest] ?? '').trim();
-  const customerReference = (fields[rest + 1] ?? '').trim();
-  const text = fields
-    .slice(rest + 2)
-    .join(',')
-    .trim();
+  const bankReference = (tail[extra] ?? '').trim();
+  const customerReference = (tail[extra + 1] ?? '').trim();
+  const text = (tail[extra + 2] ?? '').trim();
   const direction = typeCode >= 100 && typeCode <= 399 ? 1 : typeCode >= 400 && typeCode <= 699 ? -1 : 0;
   return {
     amount,
@@ -211,6 +186,7 @@ function checkControl(line: number, level: string, fields: string[], total: numb
       line,
       `the ${level} control total does not match its records (edited or truncated?)`,
     );
-  if (fields[1] !== undefined && fields[1] !== '' && Number(fields[1]) !== records)
+  const stated = fields[1] ?? '';
+  if (stated !== '' && count(stated, line, `${level} trailer number of records`) !== records)
     throw new StatementError(line, `the ${level} trailer counts a different number of records`);
 }

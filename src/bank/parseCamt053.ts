@@ -1,6 +1,13 @@
 import { SaxesParser } from 'saxes';
 import { currencyExponent, parseAmount } from './amounts.ts';
-import { calendarDay, StatementError, type StatementInput, type StatementItem } from './statement.ts';
+import {
+  calendarDay,
+  MAX_XML_DEPTH,
+  MAX_XML_TEXT,
+  StatementError,
+  type StatementInput,
+  type StatementItem,
+} from './statement.ts';
 
 type Entry = {
   line: number;
@@ -27,9 +34,12 @@ function isoDay(text: string): string | null {
   return match ? calendarDay(Number(match[1]), Number(match[2]), Number(match[3])) : null;
 }
 
+const tooLongText = `the text of an element is longer than ${MAX_XML_TEXT / 1024} KB`;
+
 /**
  * A camt.053 (ISO 20022 BkToCstmrStmt) statement, read as it streams in: each booked `Ntry` becomes a line
  * (pending and informational entries are not money that moved), each `Stmt` with a `FrToDt` a period.
+ * Elements nest at most MAX_XML_DEPTH deep, and an element's text is at most MAX_XML_TEXT characters.
  */
 export async function* parseCamt053(input: StatementInput): AsyncGenerator<StatementItem> {
   const parser = new SaxesParser({ position: true });
@@ -45,6 +55,8 @@ export async function* parseCamt053(input: StatementInput): AsyncGenerator<State
     const name = localName(node.name);
     if (path.length === 0 && name !== 'Document')
       throw new StatementError(parser.line, 'not a camt.053 file: the root element is not Document');
+    if (path.length >= MAX_XML_DEPTH)
+      throw new StatementError(parser.line, `elements nest more than ${MAX_XML_DEPTH} deep`);
     path.push(name);
     text = '';
     const at = path.join('/');
@@ -56,12 +68,14 @@ export async function* parseCamt053(input: StatementInput): AsyncGenerator<State
       entry.currency = typeof currency === 'string' ? currency.trim().toUpperCase() : '';
     }
   });
-  parser.on('text', (chunk) => {
+  // Text and CDATA sections add up: several sections, each short, are still one element's text.
+  const addText = (chunk: string) => {
+    if (text.length + chunk.length > MAX_XML_TEXT) throw new StatementError(parser.line, tooLongText);
     text += chunk;
-  });
-  parser.on('cdata', (chunk) => {
-    text += chunk;
-  });
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  const run = { length: 0 };
   parser.on('closetag', () => {
     const at = path.join('/');
     const value = text.trim();
@@ -81,7 +95,7 @@ export async function* parseCamt053(input: StatementInput): AsyncGenerator<State
 
   try {
     for await (const chunk of input) {
-      parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      writeBounded(parser, typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), run);
       yield* ready.splice(0);
     }
     parser.write(decoder.decode());
@@ -90,11 +104,36 @@ export async function* parseCamt053(input: StatementInput): AsyncGenerator<State
     if (err instanceof StatementError) throw err;
     if (err instanceof TypeError) throw new StatementError(parser.line, 'the file is not UTF-8 text');
     // saxes reports "file:line:column: problem"; the position is ours to name.
-    const problem = (err as Error).message.replace(/^[^:]*:\d+:\d+: /, '');
+    // A problem may quote a name from the file: only its start is repeated.
+    const problem = (err as Error).message.replace(/^[^:]*:\d+:\d+: /, '').slice(0, 200);
     throw new StatementError(parser.line, `not well-formed XML (${problem}; is the file truncated?)`);
   }
   yield* ready.splice(0);
   if (!sawStatement) throw new StatementError(null, 'not a camt.053 file: no BkToCstmrStmt');
+}
+
+/**
+ * Writes `text` to saxes, refusing a run of more than MAX_XML_TEXT characters with no `<`: saxes holds a text
+ * node, a tag or a comment whole until it ends, so this bounds what it buffers. The run is written up to
+ * where it passes the cap first, so the error names the line it is on.
+ */
+function writeBounded(parser: SaxesParser, text: string, run: { length: number }) {
+  let start = 0;
+  for (let at = text.indexOf('<'); ; at = text.indexOf('<', start)) {
+    const end = at === -1 ? text.length : at;
+    if (run.length + end - start > MAX_XML_TEXT) {
+      parser.write(text.slice(0, start + MAX_XML_TEXT - run.length + 1));
+      throw new StatementError(
+        parser.line,
+        `a text, tag or comment is longer than ${MAX_XML_TEXT / 1024} KB`,
+      );
+    }
+    if (at === -1) break;
+    run.length = 0;
+    start = at + 1;
+  }
+  run.length += text.length - start;
+  parser.write(text);
 }
 
 function newEntry(line: number): Entry {

@@ -2,7 +2,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { currencyExponent, parseAmount } from './amounts.ts';
-import { calendarDay, StatementError, type StatementInput, type StatementItem } from './statement.ts';
+import { limitLineLength } from './lineLength.ts';
+import {
+  calendarDay,
+  MAX_LINE_BYTES,
+  StatementError,
+  type StatementInput,
+  type StatementItem,
+} from './statement.ts';
 
 type Column = 'date' | 'amount' | 'credit' | 'debit' | 'currency' | 'description' | 'reference' | 'account';
 
@@ -65,19 +72,23 @@ const CSV_PROBLEMS: Record<string, string> = {
   CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed (is the file truncated?)',
   CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'the line does not have as many fields as the header',
   CSV_INVALID_CLOSING_QUOTE: 'a quote in the middle of a field',
-  CSV_MAX_RECORD_SIZE: 'the line is longer than 64 KB (a quote left open?)',
+  CSV_MAX_RECORD_SIZE: `the line is longer than ${MAX_LINE_BYTES / 1024} KB (a quote left open?)`,
 };
 
-/** A CSV statement with a header row, read as it streams in; each record becomes a statement line. */
+/**
+ * A CSV statement with a header row, read as it streams in; each record becomes a statement line. A physical
+ * line, and a record (quoted fields may span lines), is at most MAX_LINE_BYTES.
+ */
 export async function* parseCsv(input: StatementInput): AsyncGenerator<StatementItem> {
   const parser = parse({
     bom: true,
     skip_empty_lines: true,
     info: true,
     trim: true,
-    max_record_size: 65_536,
+    max_record_size: MAX_LINE_BYTES,
   });
-  const feeding = pipeline(Readable.from(input), parser).catch(() => undefined);
+  // A failure of the input (a line too long) destroys the parser with it, so the loop below throws it.
+  const feeding = pipeline(Readable.from(limitLineLength(input)), parser).catch(() => undefined);
   let columns: Map<Column, number> | null = null;
   try {
     for await (const { record, info } of parser as AsyncIterable<{

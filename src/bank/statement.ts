@@ -34,11 +34,26 @@ export type StatementInput = AsyncIterable<Buffer | string>;
 /** A file that cannot be read as the format named; the message names the line and the problem. */
 export class StatementError extends Error {
   readonly line: number | null;
+  readonly problem: string;
   constructor(line: number | null, problem: string) {
     super(line === null ? problem : `line ${line}: ${problem}`);
     this.line = line;
+    this.problem = problem;
   }
 }
+
+// Caps on what one statement file may hold, so that no file, however made, holds a parser for long or grows
+// its memory past a bound (docs/reliability.md, "Limits on uploaded files").
+/** Bytes of one CSV or BAI2 line, and of a BAI2 record with its continuations (88). */
+export const MAX_LINE_BYTES = 65_536;
+/** Characters of one camt.053 text node, and between one `<` and the next (a tag, a comment). */
+export const MAX_XML_TEXT = 65_536;
+/** How deep camt.053 elements may nest; a real statement nests about 10 deep. */
+export const MAX_XML_DEPTH = 64;
+/** How long reading one file may take, past which the import is refused (waits on the database excluded). */
+export const PARSE_BUDGET_MS = 60_000;
+/** The largest statement file accepted, in bytes. */
+export const MAX_STATEMENT_BYTES = 256 * 1024 * 1024;
 
 /** YYYY-MM-DD when it names a day of the calendar (year 1 or later), else null. */
 export function calendarDay(year: number, month: number, day: number): string | null {

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,14 +47,13 @@ export async function bankCommand(args: string[], { config, log }: CliContext): 
   if (size === undefined) throw new Error(`cannot read ${file}`);
   const pool = createPool(await resolveDatabaseUrl(config), log, 2);
   const progress = createProgress(size);
-  const input = createReadStream(file);
   try {
-    const result = await importStatement(pool, input, {
+    const result = await importStatement(pool, file, {
       format,
       importedBy: 'cli',
       now: new Date(),
       config,
-      onLines: (lines) => progress.update(input.bytesRead, `bytes, ${lines} lines`),
+      onProgress: ({ lines, bytes }) => progress.update(bytes, `bytes, ${lines} lines`),
     });
     const already = result.created ? '' : ' (this file was imported before: nothing added)';
     process.stdout.write(

@@ -21,6 +21,15 @@ describe('amounts as a bank writes them', () => {
     expect(parseAmount(text, 2)).toBeNull();
   });
 
+  it('reads an amount padded with any number of spaces; inside it, 64 characters at most', () => {
+    const spaces = ' '.repeat(100_000);
+    expect(parseAmount(`${spaces}12.30${spaces}`, 2)).toBe(1230);
+    expect(parseAmount(`12.30${' '.repeat(20)}-`, 2)).toBe(-1230);
+    expect(parseAmount(`12.30${spaces}-`, 2)).toBeNull();
+    expect(parseAmount(`12.30${spaces}x`, 2)).toBeNull();
+    expect(parseAmount(`1${'0'.repeat(100)}`, 2)).toBeNull();
+  });
+
   it('reads back any amount written plain, with thousands commas, signed or in parentheses', () => {
     fc.assert(
       fc.property(fc.integer({ min: -1e13, max: 1e13 }), (cents) => {

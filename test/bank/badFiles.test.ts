@@ -72,6 +72,37 @@ describe('files that are not what they claim', () => {
       '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n16,165,1230,0,R,,x\n49,1231,3/\n',
       'line 5: the account control total does not match its records (edited or truncated?)',
     ],
+    [
+      'bai2',
+      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,D,-2.5/\n',
+      'line 3: the distribution count of funds type D is not a whole number',
+    ],
+    [
+      'bai2',
+      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n16,165,1230,D,3,1,100,R,,x\n',
+      'line 4: the distribution count of funds type D is more than the record holds',
+    ],
+    [
+      'bai2',
+      '01,A,B,260301,0000,1,,,2/\n02,B,A,1,260301,0000,,2/\n03,1,USD,010,0,,/\n49,0,+2/\n',
+      'line 4: the account trailer number of records is not a whole number',
+    ],
+    ['bai2', `01,A,B,260301,0000,1,,,2/\n${'9'.repeat(70_000)}\n`, 'line 2: the line is longer than 64 KB'],
+    [
+      'csv',
+      `Date,Amount,Currency,Details,Ref\n2026-01-01,1.00,USD,${' '.repeat(70_000)}x,b\n`,
+      'line 2: the line is longer than 64 KB',
+    ],
+    [
+      'camt053',
+      `<Document><BkToCstmrStmt>\n${'<Stmt>'.repeat(70)}`,
+      'line 2: elements nest more than 64 deep',
+    ],
+    [
+      'camt053',
+      `<Document><BkToCstmrStmt>\n<Stmt foo="${'a'.repeat(70_000)}">`,
+      'line 2: a text, tag or comment is longer than 64 KB',
+    ],
   ] as const)('%s %j → %s', async (format, text, message) => {
     expect(await failure(format, text)).toContain(message);
   });

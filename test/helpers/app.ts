@@ -40,6 +40,8 @@ export async function startTestApp(
      * (`justifi-test-key`) is shorter than WEBHOOK_SECRETS allows, yet its vector must verify.
      */
     webhookSecrets?: string[];
+    /** Small upload and time limits for POST /api/bank-statements. */
+    statementLimits?: { maxBytes?: number; parseBudgetMs?: number };
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
@@ -78,8 +80,16 @@ export async function startTestApp(
   const now = options.now ?? (() => new Date());
   // Each scrape collects afresh, so a test sees what it just changed (test/observability/metrics.test.ts
   // covers the cache); the app's one pool stands in for the web role's metrics pool.
-  const metrics = createMetrics(pool, boss, { freshForMs: 0 });
-  const app = createApp({ config, pool, boss, log, metrics, jobs, now });
+  const app = createApp({
+    config,
+    pool,
+    boss,
+    log,
+    metrics: createMetrics(pool, boss, { freshForMs: 0 }),
+    jobs,
+    now,
+    statementLimits: options.statementLimits,
+  });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   // Deliveries are projected by a loop that claims them from the raw log, named `process-event` like a queue.
   const processDeliveries =

@@ -117,7 +117,8 @@ export const moneyOperations: Operation[] = [
       },
       ...ok('This file was imported before: the earlier import, nothing stored again.', statementImport),
       422: {
-        description: 'The file cannot be read in that format (`statement_invalid`).',
+        description:
+          'The file cannot be read in that format, breaks a limit (64 KB lines and XML text, elements 64 deep, BAI2 counts) or takes more than 60 s to read (`statement_invalid`); the message names the line and the problem.',
         content: json(schemas.errorSchema),
       },
     },
