@@ -120,7 +120,7 @@ try {
   console.log(
     JSON.stringify(
       {
-        load: { seconds: load.seconds, connections: CONNECTIONS, acknowledged: acked, errors: load.non2xx },
+        load: { seconds: load.seconds, connections: CONNECTIONS, acknowledged: acked, not_2xx: load.non2xx },
         acknowledged_per_second: perSecond(acked, load.seconds),
         latency_ms: load.latencyMs,
         projected_and_reconciled_per_second: perSecond(deliveries, doneSeconds),

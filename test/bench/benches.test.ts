@@ -84,6 +84,12 @@ describe('benchmarks, run small', () => {
         /^retention: purged 16\d\d bodies /m,
       ],
     },
+    {
+      name: 'bench:sizing',
+      args: ['bench/sizing.ts', '2'],
+      env: {},
+      shows: [/"not_2xx": 0/, /"raw_log_bytes_per_delivery": \d+/, /"worker": \{\s+"idle": \d+/],
+    },
   ])(
     '$name runs to the end against the current schema and exits cleanly',
     async ({ args, env, shows }) => {
