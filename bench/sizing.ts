@@ -115,6 +115,13 @@ try {
     bytes: row.bytes - (empty.find((before) => before.part === row.part)?.bytes ?? 0),
   }));
   const grownBy = (part: string) => grown.find((row) => row.part === part)?.bytes ?? 0;
+  // The same data compacted: what it takes once autovacuum has made the dead row versions (each processed
+  // delivery's earlier one) reusable and new rows have filled them.
+  await probe.query('vacuum full');
+  const compacted = await databaseSizes(probe);
+  const compactedBy = (part: string) =>
+    (compacted.find((row) => row.part === part)?.bytes ?? 0) -
+    (empty.find((row) => row.part === part)?.bytes ?? 0);
   const acked = load.requests - load.non2xx;
   const perSecond = (count: number, seconds: number) => Math.round(count / seconds);
   console.log(
@@ -129,6 +136,10 @@ try {
         database_bytes_added: Object.fromEntries(grown.map((row) => [row.part, Math.round(row.bytes)])),
         raw_log_bytes_per_delivery: Math.round(grownBy(RAW_LOG) / deliveries),
         projection_bytes_per_payment: Math.round(grownBy(PROJECTIONS) / payments),
+        compacted: {
+          raw_log_bytes_per_delivery: Math.round(compactedBy(RAW_LOG) / deliveries),
+          projection_bytes_per_payment: Math.round(compactedBy(PROJECTIONS) / payments),
+        },
         memory_mb: Object.fromEntries(
           ROLES.map((role) => [
             role,
