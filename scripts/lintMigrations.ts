@@ -5,7 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Migration, NO_TRANSACTION_MARKER, readMigrations } from '../src/db/migrate.ts';
+import { NO_TRANSACTION_MARKER, readMigrations } from '../src/db/migrate.ts';
+import type { Migration } from '../src/db/migrationHistory.ts';
 import { splitStatements } from '../src/db/sqlStatements.ts';
 
 /** The last migration written before the rules: the linter checks the ones numbered above it. */

@@ -11,8 +11,8 @@ import {
   markPeriodReopened,
   readCutOff,
 } from './closeQueries.ts';
-import { buildJournalEntries, type JournalEntry } from './journal.ts';
-import type { JournalSettings } from './journalFormats.ts';
+import { buildJournalEntries } from './journal.ts';
+import type { StoredJournal } from './journalFormats.ts';
 import { findPriorClose } from './periodService.ts';
 import {
   findFirstActivityPeriod,
@@ -23,7 +23,6 @@ import {
 } from './periods.ts';
 
 /** The journal of a closed version: its entries and the account names and settings they were closed with. */
-export type StoredJournal = { settings: JournalSettings; entries: JournalEntry[] };
 
 /** The provider retries a delivery for 24 h: a period closes only once that window after its end is over. */
 const RETRY_WINDOW_MS = 24 * 3600_000;

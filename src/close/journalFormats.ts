@@ -3,6 +3,9 @@ import { centsToDecimal } from './amounts.ts';
 import type { JournalEntry, JournalLine } from './journal.ts';
 import { accountFor, type JournalFormat, type LedgerAccounts } from './ledgerAccounts.ts';
 
+/** A closed period's journal as stored: its entries and the account settings they were closed with. */
+export type StoredJournal = { settings: JournalSettings; entries: JournalEntry[] };
+
 export type JournalSettings = { accounts: LedgerAccounts; xeroTaxRate: string; netsuiteSubsidiary?: string };
 
 /** Xero refuses a manual journal file of more than this many lines. */

@@ -2,8 +2,8 @@ import type { Config } from '../config.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { buildPeriodReport, keyOf, type PeriodReport, type PriorClose } from './buildPeriodReport.ts';
-import type { StoredJournal } from './closePeriod.ts';
 import { findClosedVersion, findLatestClosedBefore, type PeriodVersionRow } from './closeQueries.ts';
+import type { StoredJournal } from './journalFormats.ts';
 import { findFirstActivityPeriod, nextPeriod, PERIOD, periodOf } from './periods.ts';
 
 export class PeriodError extends Error {}

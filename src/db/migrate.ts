@@ -4,7 +4,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { refuseEditedMigrations, refuseUnknownMigrations } from './migrationHistory.ts';
+import {
+  type AppliedMigration,
+  type Migration,
+  refuseEditedMigrations,
+  refuseUnknownMigrations,
+} from './migrationHistory.ts';
 import { splitStatements } from './sqlStatements.ts';
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', '..', 'migrations');
@@ -18,14 +23,6 @@ export const NO_TRANSACTION_MARKER = '-- tally:no-transaction';
 // `create [unique] index concurrently if not exists <name>`: the index a re-run may find left invalid.
 const CONCURRENT_INDEX =
   /^create\s+(?:unique\s+)?index\s+concurrently\s+if\s+not\s+exists\s+("(?:[^"]|"")+"|[\w.]+)/i;
-
-export type Migration = {
-  version: number;
-  name: string;
-  sql: string;
-  checksum: string;
-  transaction: boolean;
-};
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
@@ -101,8 +98,6 @@ export async function migrate(
     await client.end();
   }
 }
-
-export type AppliedMigration = { version: number; name: string; checksum: string | null };
 
 // Asked again and again rather than waited for in `pg_advisory_lock`: a session blocked in that statement
 // holds a snapshot, and `CREATE INDEX CONCURRENTLY` in the release holding the lock waits for every older

@@ -1,4 +1,13 @@
-import type { AppliedMigration, Migration } from './migrate.ts';
+/** A file of migrations/, read. */
+export type Migration = {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+  transaction: boolean;
+};
+
+export type AppliedMigration = { version: number; name: string; checksum: string | null };
 
 // A database migrated by newer code (a rollback, or another branch deployed to it) has tables and columns
 // this code does not expect; migrations are up only, so the one safe answer is to stop and name them.
