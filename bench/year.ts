@@ -17,9 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { createSimulator } from '../simulator/server.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createSimulator } from '../src/dev/simulator/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviderClient } from '../src/provider/client.ts';
 import {

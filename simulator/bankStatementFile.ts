@@ -1,4 +1,4 @@
-import type { StatementFormat } from '../../bank/statement.ts';
+import type { StatementFormat } from '../src/bank/statement.ts';
 
 /** A payout as the bank would see it arrive. */
 export type BankDeposit = { id: string; amount: number; currency: string; deposits_at: string };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isEffectiveAt } from '../../domain/feeSelection.ts';
-import { baseOfBrandType, FEE_TYPES, isBaseFeeType } from '../../domain/feeTypes.ts';
+import { isEffectiveAt } from '../src/domain/feeSelection.ts';
+import { baseOfBrandType, FEE_TYPES, isBaseFeeType } from '../src/domain/feeTypes.ts';
 
 export type SimulatedConfiguration = {
   id: string;

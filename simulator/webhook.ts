@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sign } from '../../ingest/signature.ts';
+import { sign } from '../src/ingest/signature.ts';
 
 /**
  * Posts one event to a webhook target as the provider does: an envelope around `data`, signed with the

@@ -1,7 +1,7 @@
 // npm run simulator [-- --port 4010]: the provider simulator on a local port, seeded with a demo fee
 // schedule for sub account `acc_demo`, for a local end-to-end run (see docs/reconciliation.md).
 import { parseArgs } from 'node:util';
-import { createSimulator } from './simulator/server.ts';
+import { createSimulator } from './server.ts';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '4010' } } });
 const clientId = 'test_demo_client';

@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { arrayListing, paginateList } from '../../simulator/paginate.ts';
+import { createSimulator, type Simulator } from '../../simulator/server.ts';
 import { closeServer, serve } from '../../src/api/serve.ts';
-import { arrayListing, paginateList } from '../../src/dev/simulator/paginate.ts';
-import { createSimulator, type Simulator } from '../../src/dev/simulator/server.ts';
 import { sign } from '../../src/ingest/signature.ts';
 
 // The provider simulator, driven over HTTP, held to the seed's rules: authentication, the standard fee
@@ -14,7 +14,7 @@ import { sign } from '../../src/ingest/signature.ts';
 const CLIENT_ID = 'test_client_sim';
 const CLIENT_SECRET = 'test_secret_sim';
 
-import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
+import type { SimulatedConfiguration } from '../../simulator/feeConfigurationStore.ts';
 
 const ACCOUNT = 'acc_sub_1';
 const HOUR = 3600 * 1000;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { calculateFee } from '../../domain/feeFormula.ts';
-import { expectedProcessingType, isEffectiveAt } from '../../domain/feeSelection.ts';
-import { describeIssues } from '../../issues.ts';
+import { calculateFee } from '../src/domain/feeFormula.ts';
+import { expectedProcessingType, isEffectiveAt } from '../src/domain/feeSelection.ts';
+import { describeIssues } from '../src/issues.ts';
 import {
   type FeeConfigurationStore,
   type SimulatedConfiguration,
