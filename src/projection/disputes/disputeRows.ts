@@ -1,7 +1,7 @@
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import type { EventToProject } from '../event.ts';
 import type { DisputeRow } from './disputeQueries.ts';
 import { disputeSchema, disputeStatus } from './disputeSnapshot.ts';
-import type { EventToProject } from './event.ts';
 
 /** The row of a dispute snapshot (`dp_`). */
 export function disputeRowOf(event: EventToProject, data: unknown): DisputeRow {

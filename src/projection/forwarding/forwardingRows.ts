@@ -1,5 +1,5 @@
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import type { EventToProject } from './event.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import type { EventToProject } from '../event.ts';
 import type { ForwardingOutcomeRow, ForwardingRequestRow } from './forwardingQueries.ts';
 import { forwardingOutcomeOf, forwardingRequestSchema, forwardingStatusRank } from './forwardingSnapshot.ts';
 

@@ -1,4 +1,5 @@
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import type { EventToProject } from '../event.ts';
 import type { CheckoutCompletionRow, CheckoutRow } from './checkoutQueries.ts';
 import {
   checkoutCompletionSchema,
@@ -6,7 +7,6 @@ import {
   checkoutSchema,
   checkoutStatus,
 } from './checkoutSnapshot.ts';
-import type { EventToProject } from './event.ts';
 
 /** What a completion object (`chc_`) says about its checkout: its status and the payment it made. */
 export function checkoutCompletionRowOf(event: EventToProject, data: unknown): CheckoutCompletionRow {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cents, timestamp } from './fields.ts';
+import { cents, timestamp } from '../fields.ts';
 
 /** A dispute (`dp_`), the `data` of `payment.dispute.*`. It needs its id and the payment it disputes. */
 export const disputeSchema = z.looseObject({

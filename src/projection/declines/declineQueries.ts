@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
 
 /**
  * Gives each of these payments that is now a decline (a failed card payment with a retry advice) its row

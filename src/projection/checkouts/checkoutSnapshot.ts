@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cents, timestamp } from './fields.ts';
+import { cents, timestamp } from '../fields.ts';
 
 const checkoutFee = z.looseObject({ type: z.string(), amount: cents });
 export type CheckoutFee = z.infer<typeof checkoutFee>;

@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/pool.ts';
-import { type ColumnTypes, columnList, recordDefinition } from './columnTypes.ts';
-import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { type ColumnTypes, columnList, recordDefinition } from '../columnTypes.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from '../newerWins.ts';
 
 export type ForwardingRequestRow = {
   id: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cents, timestamp } from './fields.ts';
-import { refundSchema } from './refundSnapshot.ts';
+import { cents, timestamp } from '../fields.ts';
+import { refundSchema } from '../refunds/refundSnapshot.ts';
 
 export const paymentFeeSchema = z.looseObject({
   id: z.string().min(1),

@@ -1,5 +1,5 @@
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import type { EventToProject } from './event.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import type { EventToProject } from '../event.ts';
 import type { RefundRow, ReturnedFeeRow } from './refundQueries.ts';
 import { refundSchema, refundStatusOf } from './refundSnapshot.ts';
 

@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/pool.ts';
-import type { ColumnTypes } from './columnTypes.ts';
-import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
+import type { Queryable } from '../../db/pool.ts';
+import type { ColumnTypes } from '../columnTypes.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from '../newerWins.ts';
 
 export type DisputeRow = {
   id: string;

@@ -4,7 +4,7 @@ import {
   classifyDecline,
   type DeclineClassification,
   type DeclineFields,
-} from '../domain/declines.ts';
+} from '../../domain/declines.ts';
 
 type Data = Record<string, unknown>;
 

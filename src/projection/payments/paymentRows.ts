@@ -1,6 +1,7 @@
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import { cardColumnsOf, declineColumnsOf } from './declineRows.ts';
-import type { EventToProject } from './event.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import { cardColumnsOf, declineColumnsOf } from '../declines/declineRows.ts';
+import type { EventToProject } from '../event.ts';
+import { type RefundRows, refundRowsOf } from '../refunds/refundRows.ts';
 import type { FeeTotals, PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
 import {
   isTerminalStatus,
@@ -10,7 +11,6 @@ import {
   paymentModeOf,
   paymentSchema,
 } from './paymentSnapshot.ts';
-import { type RefundRows, refundRowsOf } from './refundRows.ts';
 
 export type PaymentRows = {
   payment: PaymentRow;

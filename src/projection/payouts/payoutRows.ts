@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { redactCardNumbers } from '../domain/cardNumbers.ts';
-import type { EventToProject } from './event.ts';
+import { redactCardNumbers } from '../../domain/cardNumbers.ts';
+import type { EventToProject } from '../event.ts';
 import type { PayoutLineCountRow, PayoutLineRow, PayoutRow } from './payoutQueries.ts';
 import { balanceTransactionSchema, payoutSchema } from './payoutSnapshot.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from './fields.ts';
+import { timestamp } from '../fields.ts';
 
 export const forwardingRequestSchema = z.looseObject({
   id: z.string().min(1),

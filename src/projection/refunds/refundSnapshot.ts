@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cents, timestamp } from './fields.ts';
+import { cents, timestamp } from '../fields.ts';
 
 export const returnedFeeSchema = z.looseObject({
   id: z.string().min(1),

@@ -1,7 +1,7 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
+import type { ColumnTypes } from '../columnTypes.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from '../newerWins.ts';
 import type { CheckoutFee } from './checkoutSnapshot.ts';
-import type { ColumnTypes } from './columnTypes.ts';
-import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
 
 export type CheckoutRow = {
   id: string;

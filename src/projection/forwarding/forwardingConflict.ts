@@ -1,4 +1,4 @@
-import type { FindingDraft } from '../findings/findings.ts';
+import type { FindingDraft } from '../../findings/findings.ts';
 
 export type ForwardingAttemptOutcome = {
   status: string;

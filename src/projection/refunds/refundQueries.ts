@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/pool.ts';
-import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
-import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from '../columnTypes.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from '../newerWins.ts';
 
 export type RefundRow = {
   id: string;

@@ -1,7 +1,7 @@
-import type { Queryable } from '../db/pool.ts';
-import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from './columnTypes.ts';
-import type { CardColumns, DeclineColumns } from './declineRows.ts';
-import { newerWinsUpsert, runNewerWinsUpsert } from './newerWins.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { type ColumnTypes, columnList, recordDefinition, setFromExcluded } from '../columnTypes.ts';
+import type { CardColumns, DeclineColumns } from '../declines/declineRows.ts';
+import { newerWinsUpsert, runNewerWinsUpsert } from '../newerWins.ts';
 import type { MethodKind } from './paymentSnapshot.ts';
 
 export type PaymentRow = {
