@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { describeIssues } from '../src/issues.ts';
+import { describeIssues } from '../src/zodIssues.ts';
 import { renderBankStatement } from './bankStatementFile.ts';
 import { SimulatorError } from './feeConfigurationStore.ts';
 import { listPaidPayouts, type PayoutStore } from './payoutStore.ts';

@@ -1,6 +1,6 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
-import { describeIssues } from '../src/issues.ts';
+import { describeIssues } from '../src/zodIssues.ts';
 import { SimulatorError } from './feeConfigurationStore.ts';
 import type { StoredResource } from './resourceStore.ts';
 import type { SeedPaymentsOptions } from './seedPayments.ts';

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
-import { describeIssues } from '../src/issues.ts';
+import { describeIssues } from '../src/zodIssues.ts';
 import { SimulatorError } from './feeConfigurationStore.ts';
 import { paginateList } from './paginate.ts';
 import type { PayoutStore } from './payoutStore.ts';

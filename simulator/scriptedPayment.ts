@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { calculateFee } from '../src/domain/feeFormula.ts';
 import { expectedProcessingType, isEffectiveAt } from '../src/domain/feeSelection.ts';
-import { describeIssues } from '../src/issues.ts';
+import { describeIssues } from '../src/zodIssues.ts';
 import {
   type FeeConfigurationStore,
   type SimulatedConfiguration,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeIssues } from '../src/issues.ts';
+import { describeIssues } from '../src/zodIssues.ts';
 import { SimulatorError } from './feeConfigurationStore.ts';
 import { type Entry, entriesOf, lineOf, netOf, totalsOf } from './payoutLines.ts';
 import type { PayoutStore } from './payoutStore.ts';

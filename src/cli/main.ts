@@ -1,12 +1,13 @@
-import { backfillHistory, usage as backfillUsage } from './cli/backfill.ts';
-import { bankCommand, usage as bankUsage } from './cli/bank.ts';
-import { closeCommand, usage as closeUsage } from './cli/close.ts';
-import { type CliContext, loadCliContext } from './cli/context.ts';
-import { exportDeliveries, usage as exportUsage } from './cli/export.ts';
-import { purgeCommand, usage as purgeUsage } from './cli/purge.ts';
-import { replayDeliveries, usage as replayUsage } from './cli/replay.ts';
-import { reportCommand, usage as reportUsage } from './cli/report.ts';
-import { reprocessEvents, usage as reprocessUsage } from './cli/reprocess.ts';
+import { useBigintParser } from '../db/pool.ts';
+import { backfillHistory, usage as backfillUsage } from './backfill.ts';
+import { bankCommand, usage as bankUsage } from './bank.ts';
+import { closeCommand, usage as closeUsage } from './close.ts';
+import { type CliContext, loadCliContext } from './context.ts';
+import { exportDeliveries, usage as exportUsage } from './export.ts';
+import { purgeCommand, usage as purgeUsage } from './purge.ts';
+import { replayDeliveries, usage as replayUsage } from './replay.ts';
+import { reportCommand, usage as reportUsage } from './report.ts';
+import { reprocessEvents, usage as reprocessUsage } from './reprocess.ts';
 
 const commands: Record<string, (args: string[], context: CliContext) => Promise<number>> = {
   backfill: backfillHistory,
@@ -24,6 +25,7 @@ const help = `usage:\n  ${backfillUsage}\n  ${exportUsage}\n  ${replayUsage}\n  
 // `tally help` is what the container entrypoint tells users to run; it is the same request as `--help`.
 const helpRequests = new Set(['--help', 'help']);
 
+useBigintParser();
 const [name, ...args] = process.argv.slice(2);
 const command = name ? commands[name] : undefined;
 if (!command) {

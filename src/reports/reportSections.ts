@@ -3,7 +3,7 @@ import { COUNT_COLUMNS, MONEY_COLUMNS } from './buildDailyReport.ts';
 import type { FeeConfigurationReport } from './buildFeeConfigurationReport.ts';
 import { declinesSection } from './declinesByNetwork.ts';
 import { payoutsSection } from './payoutsSection.ts';
-import type { Section } from './section.ts';
+import type { Section } from './sectionShape.ts';
 
 export type Report = DailyReport | FeeConfigurationReport;
 
