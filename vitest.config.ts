@@ -6,8 +6,8 @@ export default defineConfig({
     // The benchmarks, run small, are `npm run test:bench` (vitest.bench.config.ts): they check no correctness.
     exclude: [...configDefaults.exclude, 'test/bench/**'],
     globalSetup: ['test/helpers/globalSetup.ts'],
-    // Checks every API response against the OpenAPI document.
-    setupFiles: ['test/helpers/contractSetup.ts'],
+    // The start-up every process does (startup.ts), then a check of every API response against the OpenAPI document.
+    setupFiles: ['test/helpers/startup.ts', 'test/helpers/contractSetup.ts'],
     pool: 'forks',
     // Test files mostly wait on Postgres, spawned processes and short polls, not on the CPU: four at a time
     // take npm test from about 4 to about 2 minutes on two cores. Each file has its own cloned database.

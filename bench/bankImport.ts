@@ -15,11 +15,13 @@ import { createMetrics } from '../src/api/metrics.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { countArgument, endPool, sampleRss, timed } from './measure.ts';
+
+useBigintParser();
 
 const MEGABYTES = countArgument('MEGABYTES', 50);
 const TOKEN = 'bench-admin-token-0123456789';

@@ -13,13 +13,15 @@ import { renderJournal, xeroParts } from '../src/close/journalFormats.ts';
 import { periodBounds } from '../src/close/periods.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../src/close/renderPeriod.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import { generateMonth } from './closeGenerate.ts';
 import { countArgument, endPool, sampleRss, timed } from './measure.ts';
 import { profileQueries } from './queryProfile.ts';
+
+useBigintParser();
 
 const PAYMENTS = countArgument('PAYMENTS', 1_000_000);
 const PERIOD = '2026-10';

@@ -15,6 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { baselineLatency, type Latency } from './ingestBaseline.ts';
 import {
@@ -27,6 +28,8 @@ import {
 } from './ingestTopology.ts';
 import { ensureWrk, writeSignedRequests } from './ingestWrk.ts';
 import { countArgument, endPool } from './measure.ts';
+
+useBigintParser();
 
 const SECONDS = countArgument('SECONDS', 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -1,6 +1,6 @@
-import { entriesOf, lineOf, netOf, totalsOf } from '../src/dev/simulator/payoutLines.ts';
-import type { StoredResource } from '../src/dev/simulator/resourceStore.ts';
-import type { Simulator } from '../src/dev/simulator/server.ts';
+import { entriesOf, lineOf, netOf, totalsOf } from '../simulator/payoutLines.ts';
+import type { StoredResource } from '../simulator/resourceStore.ts';
+import type { Simulator } from '../simulator/server.ts';
 
 const HOUR = 3600_000;
 

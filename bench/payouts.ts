@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jobs } from '../jobs/index.ts';
+import { createSimulator } from '../simulator/server.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool, type Pool } from '../src/db/pool.ts';
-import { createSimulator } from '../src/dev/simulator/server.ts';
+import { createPool, type Pool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { reconcilePayouts } from '../src/payouts/reconcilePayouts.ts';
 import { syncAccountPayouts } from '../src/payouts/syncPayouts.ts';
@@ -27,6 +27,8 @@ import { readApiObject, snapshotOf } from '../src/sweep/compareSnapshot.ts';
 import { insertApiSnapshots } from '../src/sweep/queries.ts';
 import { countArgument, endPool, sampleRss, timed } from './measure.ts';
 import { generatePayouts, linesPerPayout } from './payoutFixtures.ts';
+
+useBigintParser();
 
 const PAYOUTS = countArgument('PAYOUTS', 1000);
 const LINES = linesPerPayout();

@@ -11,12 +11,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { DAY_MS } from '../src/domain/days.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { purgeBodies } from '../src/retention/purgeBodies.ts';
 import { countArgument, timed } from './measure.ts';
+
+useBigintParser();
 
 const DELIVERIES = countArgument('DELIVERIES', 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
@@ -16,6 +16,8 @@ import { renderHtml } from '../src/reports/renderHtml.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import { countArgument, sampleRss, timed } from './measure.ts';
 import { profileQueries } from './queryProfile.ts';
+
+useBigintParser();
 
 const PAYMENTS = countArgument('PAYMENTS', 1_000_000);
 const REFUNDS = Math.floor(PAYMENTS / 5);

@@ -10,10 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { freshDatabase, startRole, stopRoles } from './ingestTopology.ts';
 import { ensureWrk, runWrk, writeSignedRequests } from './ingestWrk.ts';
 import { countArgument, endPool } from './measure.ts';
+
+useBigintParser();
 
 const SECONDS = countArgument('SECONDS', 20);
 const CONNECTIONS = 32;

@@ -7,15 +7,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createSimulator } from '../simulator/server.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
-import { createSimulator } from '../src/dev/simulator/server.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { createProviderClient } from '../src/provider/client.ts';
 import { sweepAccount } from '../src/sweep/sweepAccount.ts';
 import { countArgument, sampleRss, timed } from './measure.ts';
+
+useBigintParser();
 
 const PAYMENTS = countArgument('PAYMENTS', 100_000);
 const ACCOUNT = 'acc_bench';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jobs } from '../jobs/index.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { startEventProcessing } from '../src/projection/processingLoop.ts';
@@ -15,6 +15,8 @@ import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { startWorkers } from '../src/queue/workers.ts';
 import { countArgument, endPool } from './measure.ts';
+
+useBigintParser();
 
 const N = countArgument('N', 50_000);
 const CLIENTS = 4;

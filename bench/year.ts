@@ -17,9 +17,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { createSimulator } from '../simulator/server.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { createSimulator } from '../src/dev/simulator/server.ts';
+import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviderClient } from '../src/provider/client.ts';
 import {
@@ -42,6 +43,8 @@ import {
 import { paymentsCreatedBetween, type YearShape } from './yearFill.ts';
 import { fillPaymentRange, fillYear } from './yearGenerate.ts';
 import { purgeUnderLoad } from './yearPurge.ts';
+
+useBigintParser();
 
 const DELIVERIES = countArgument('DELIVERIES', 10_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

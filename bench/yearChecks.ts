@@ -1,8 +1,8 @@
 // What `npm run bench:year` reads off a database besides the ingest load: the worker's claim plan, the
 // raw log's size, and the timed missed-event sweep and daily report.
 import pg from 'pg';
+import type { Simulator } from '../simulator/server.ts';
 import { createPool } from '../src/db/pool.ts';
-import type { Simulator } from '../src/dev/simulator/server.ts';
 import type { Logger } from '../src/logger.ts';
 import { claimEventsToProcess } from '../src/projection/eventQueries.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';

@@ -9,6 +9,7 @@ import { createMetrics } from '../src/api/metrics.ts';
 import { closeServer, serve } from '../src/api/serve.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { openRuntime } from '../src/processes/runtime.ts';
@@ -18,6 +19,7 @@ export type Target = { url: string; secret: string; token: string };
 
 /** Tally in this process on a throwaway embedded Postgres, with a random secret and token. */
 export async function startOwnTally(): Promise<{ target: Target; stop: () => Promise<void> }> {
+  useBigintParser();
   const dir = await mkdtemp(path.join(tmpdir(), 'tally-check-'));
   // Postgres runs as the `postgres` user when this runs as root: it must be able to reach the directory.
   await chmod(dir, 0o777);

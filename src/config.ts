@@ -13,7 +13,7 @@ import {
   webhookSecret,
 } from './configFields.ts';
 import { FINDING_CODES } from './findings/findings.ts';
-import { issueLines } from './issues.ts';
+import { issueLines } from './zodIssues.ts';
 
 export const configSchema = z.object({
   DATABASE_URL: optionalText.meta({

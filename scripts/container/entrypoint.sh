@@ -13,7 +13,7 @@ case "$role" in
     ;;
   tally)
     # One-off commands: `tally export …`, `tally replay …` (see `tally help`).
-    exec node src/cli.ts "$@"
+    exec node src/cli/main.ts "$@"
     ;;
   healthcheck)
     if grep -qs 'src/processes/[w]eb[.]ts' /proc/[0-9]*/cmdline; then

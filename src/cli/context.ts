@@ -1,7 +1,7 @@
 import { type Config, loadConfig } from '../config.ts';
 import { createLogger, type Logger } from '../logger.ts';
 
-/** What src/cli.ts hands every command: the configuration, parsed once, and a logger. */
+/** What src/cli/main.ts hands every command: the configuration, parsed once, and a logger. */
 export type CliContext = { config: Config; log: Logger };
 
 /**

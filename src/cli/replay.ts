@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { type RecordedDelivery, recordedDeliverySchema } from '../ingest/recorded.ts';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../ingest/signature.ts';
-import { describeIssues } from '../issues.ts';
+import { describeIssues } from '../zodIssues.ts';
 import { createProgress } from './progress.ts';
 
 export const usage = 'tally replay FILE... --url URL [--secret SECRET --resign] [--concurrency N]';

@@ -8,8 +8,8 @@ import { buildFeeConfigurationReport } from '../reports/buildFeeConfigurationRep
 import { findReport } from '../reports/queries.ts';
 import { renderCsv } from '../reports/renderCsv.ts';
 import { renderHtml } from '../reports/renderHtml.ts';
+import type { Report } from '../reports/reportSections.ts';
 import { reportId, saveReport } from '../reports/saveReport.ts';
-import type { Report } from '../reports/sections.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';

@@ -8,8 +8,15 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 /** One page of a list keyed by row id: `limit` rows after `afterId` or before `beforeId` (none: the newest). */
 export type Page = { limit: number; afterId: number | null; beforeId: number | null };
 
-// Bigint columns (cents, ids) come back as JS numbers: Tally's amounts stay far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+/**
+ * Makes bigint columns (cents, ids) come back as JS numbers, for every pool and client of the process: Tally's
+ * amounts stay far below 2^53. pg's type parsers are global, so each entry point (the roles, the CLI, the
+ * benchmarks, each test worker) calls this once at start-up, before it reads a row; without it, cents arrive
+ * as strings.
+ */
+export function useBigintParser(): void {
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+}
 
 /** `applicationName` tells the pools apart in pg_stat_activity (the metrics' own pool is `tally-metrics`). */
 export function createPool(connectionString: string, log: Logger, max = 10, applicationName = 'tally'): Pool {

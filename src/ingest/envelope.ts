@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeIssues } from '../issues.ts';
+import { describeIssues } from '../zodIssues.ts';
 
 /** The delivery envelope; unknown extra fields are kept. `data` is checked per event family later. */
 export const envelopeSchema = z.looseObject({

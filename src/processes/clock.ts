@@ -1,5 +1,6 @@
 import cron from 'node-cron';
 import type { Config } from '../config.ts';
+import { useBigintParser } from '../db/pool.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { queueNames, queues, type StartableQueueName } from '../queue/queues.ts';
@@ -52,4 +53,7 @@ export function startClock(runtime: Runtime): () => Promise<void> {
   };
 }
 
-if (import.meta.main) await runRole('clock', async (runtime) => startClock(runtime));
+if (import.meta.main) {
+  useBigintParser();
+  await runRole('clock', async (runtime) => startClock(runtime));
+}

@@ -1,6 +1,7 @@
 import { runBackfills } from '../db/backfill.ts';
 import { BACKFILLS } from '../db/backfills.ts';
 import { migrate } from '../db/migrate.ts';
+import { useBigintParser } from '../db/pool.ts';
 import { createLogger } from '../logger.ts';
 import { createBoss } from '../queue/boss.ts';
 import { exitWithError, loadConfigOrExit } from './runtime.ts';
@@ -19,6 +20,7 @@ export async function release(connectionString: string, log = createLogger('info
 }
 
 if (import.meta.main) {
+  useBigintParser();
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
   if (!config.DATABASE_URL) {

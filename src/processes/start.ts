@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LOCAL_DATABASE_FILE } from '../cli/database.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
+import { useBigintParser } from '../db/pool.ts';
 import { createLogger } from '../logger.ts';
 import { startClock } from './clock.ts';
 import { release } from './release.ts';
@@ -14,6 +15,7 @@ const DATA_DIR = path.join(import.meta.dirname, '..', '..', '.data');
 
 /** `npm start`: every role in one process, on an embedded Postgres when DATABASE_URL is unset. */
 async function main() {
+  useBigintParser();
   let config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
   const embedded = !config.DATABASE_URL;

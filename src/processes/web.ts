@@ -4,7 +4,7 @@ import { createWebListener } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
 import { createMetricsApp } from '../api/metricsRoutes.ts';
 import { closeServer, serve } from '../api/serve.ts';
-import { createPool } from '../db/pool.ts';
+import { createPool, useBigintParser } from '../db/pool.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 // One collection at a time runs its reads one after another (api/metricsGauges.ts): one connection serves it.
@@ -36,4 +36,7 @@ export async function startWeb(runtime: Runtime): Promise<() => Promise<void>> {
   };
 }
 
-if (import.meta.main) await runRole('web', startWeb);
+if (import.meta.main) {
+  useBigintParser();
+  await runRole('web', startWeb);
+}

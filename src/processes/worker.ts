@@ -1,4 +1,5 @@
 import { jobs } from '../../jobs/index.ts';
+import { useBigintParser } from '../db/pool.ts';
 import { startEventProcessing } from '../projection/processingLoop.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { startWorkers } from '../queue/workers.ts';
@@ -23,5 +24,6 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
 }
 
 if (import.meta.main) {
+  useBigintParser();
   await runRole('worker', startWorker);
 }

@@ -1,15 +1,15 @@
-import type { CheckoutCompletionRow, CheckoutRow } from './checkoutQueries.ts';
-import { checkoutCompletionRowOf, checkoutRowOf } from './checkoutRows.ts';
-import type { DisputeRow } from './disputeQueries.ts';
-import { disputeRowOf } from './disputeRows.ts';
+import type { CheckoutCompletionRow, CheckoutRow } from './checkouts/checkoutQueries.ts';
+import { checkoutCompletionRowOf, checkoutRowOf } from './checkouts/checkoutRows.ts';
+import type { DisputeRow } from './disputes/disputeQueries.ts';
+import { disputeRowOf } from './disputes/disputeRows.ts';
 import type { EventToProject } from './event.ts';
 import { familyOf } from './eventFamilies.ts';
-import { type ForwardingRows, forwardingRowsOf } from './forwardingRows.ts';
-import type { PaymentFeeRow, PaymentRow } from './paymentQueries.ts';
-import { paymentRowsOf } from './paymentRows.ts';
-import type { PayoutLineCountRow, PayoutLineRow, PayoutRow } from './payoutQueries.ts';
-import { payoutLineCountRowOf, payoutLineRowOf, payoutRowOf } from './payoutRows.ts';
-import { type RefundRows, refundRowsOf } from './refundRows.ts';
+import { type ForwardingRows, forwardingRowsOf } from './forwarding/forwardingRows.ts';
+import type { PaymentFeeRow, PaymentRow } from './payments/paymentQueries.ts';
+import { paymentRowsOf } from './payments/paymentRows.ts';
+import type { PayoutLineCountRow, PayoutLineRow, PayoutRow } from './payouts/payoutQueries.ts';
+import { payoutLineCountRowOf, payoutLineRowOf, payoutRowOf } from './payouts/payoutRows.ts';
+import { type RefundRows, refundRowsOf } from './refunds/refundRows.ts';
 
 /** The typed rows of a batch of stored deliveries, per table, before anything is written. */
 export type BatchRows = {

@@ -3,13 +3,13 @@ import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { isNestedTooDeep, MAX_DEPTH } from '../ingest/envelope.ts';
-import { describeIssues } from '../issues.ts';
 import { enqueueLineSyncs } from '../payouts/enqueueLineSyncs.ts';
 import { enqueuePayoutReconciliations } from '../payouts/enqueuePayoutReconciliations.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
 import { traceWorkerBatch } from '../tracing/spans.ts';
+import { describeIssues } from '../zodIssues.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
 import {

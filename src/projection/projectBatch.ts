@@ -1,25 +1,25 @@
 import type { Queryable } from '../db/pool.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import type { BatchRows } from './batchRows.ts';
-import { listPaymentsOfCheckouts, upsertCheckouts } from './checkoutQueries.ts';
-import { listPaymentsAfterDeclines, recordPaymentDeclines } from './declineQueries.ts';
-import { upsertDisputes } from './disputeQueries.ts';
-import { forwardingConflict } from './forwardingConflict.ts';
+import { listPaymentsOfCheckouts, upsertCheckouts } from './checkouts/checkoutQueries.ts';
+import { listPaymentsAfterDeclines, recordPaymentDeclines } from './declines/declineQueries.ts';
+import { upsertDisputes } from './disputes/disputeQueries.ts';
+import { forwardingConflict } from './forwarding/forwardingConflict.ts';
 import {
   insertForwardingOutcomes,
   listForwardingOutcomes,
   upsertForwardingRequests,
-} from './forwardingQueries.ts';
-import type { ForwardingRows } from './forwardingRows.ts';
-import { replacePaymentFees, upsertPayments } from './paymentQueries.ts';
+} from './forwarding/forwardingQueries.ts';
+import type { ForwardingRows } from './forwarding/forwardingRows.ts';
+import { replacePaymentFees, upsertPayments } from './payments/paymentQueries.ts';
 import {
   lockPayouts,
   refreshLineCompleteness,
   upsertPayoutLineCounts,
   upsertPayoutLines,
   upsertPayouts,
-} from './payoutQueries.ts';
-import { replaceReturnedFees, upsertRefunds } from './refundQueries.ts';
+} from './payouts/payoutQueries.ts';
+import { replaceReturnedFees, upsertRefunds } from './refunds/refundQueries.ts';
 
 type FeeList<Fee> = { ownerId: string; rowId: number; fees: Fee[] | null };
 

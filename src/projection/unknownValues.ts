@@ -1,6 +1,6 @@
-import { unknownDeclineValuesOf } from './declineRows.ts';
+import { unknownDeclineValuesOf } from './declines/declineRows.ts';
 import type { EventFamily } from './eventFamilies.ts';
-import { isKnownTxnType } from './payoutRows.ts';
+import { isKnownTxnType } from './payouts/payoutRows.ts';
 
 /** An enumerated field and the values the seed and the provider's docs name for it. */
 type KnownValues = {

@@ -1,7 +1,7 @@
 import type { Job, JobResult } from 'pg-boss';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
-import { describeIssues } from '../issues.ts';
 import { traceJob } from '../tracing/spans.ts';
+import { describeIssues } from '../zodIssues.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { RETRY_ADVICE, type RetryAdvice } from '../domain/declines.ts';
-import type { Section } from './section.ts';
+import type { Section } from './sectionShape.ts';
 
 type DailyDeclineGroup = {
   account_type: string;

@@ -7,7 +7,7 @@ import {
   sumPaymentsAwaitingPayout,
 } from '../payouts/payoutReportQueries.ts';
 import { type AccountKey, rowsPerAccount } from './accountRows.ts';
-import type { Section } from './section.ts';
+import type { Section } from './sectionShape.ts';
 
 /** A row of the payouts table: the day's payouts, their line checks, and the payments awaiting payout now. */
 export type PayoutReportRow = DailyPayoutRow &

@@ -1,5 +1,5 @@
 import { decimal } from './money.ts';
-import { type Report, sectionsOf } from './sections.ts';
+import { type Report, sectionsOf } from './reportSections.ts';
 
 /**
  * RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside. Text a spreadsheet

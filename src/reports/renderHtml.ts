@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Eta } from 'eta';
 import { formatMoney } from './money.ts';
-import { type Report, sectionsOf } from './sections.ts';
+import { type Report, sectionsOf } from './reportSections.ts';
 
 // Eta escapes every `<%=` output; `<%~` is used only for markup the templates themselves wrote.
 const eta = new Eta({ views: path.join(import.meta.dirname, 'templates'), autoEscape: true, cache: true });

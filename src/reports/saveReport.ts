@@ -4,7 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 import { insertReport } from './queries.ts';
 import { renderCsv } from './renderCsv.ts';
 import { renderHtml } from './renderHtml.ts';
-import type { Report } from './sections.ts';
+import type { Report } from './reportSections.ts';
 
 export const reportId = (id: number) => `rpt_${id}`;
 

@@ -18,8 +18,8 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
-import { describeIssues } from '../issues.ts';
 import type { Logger } from '../logger.ts';
+import { describeIssues } from '../zodIssues.ts';
 import { setTracingEnabled } from './spans.ts';
 
 // The standard OTEL_* settings Tally reads itself; the exporter reads its own (OTEL_EXPORTER_OTLP_HEADERS,

@@ -10,7 +10,7 @@ const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'generated', '
 
 let t: TestApp;
 let dir: string;
-const tally = (args: string[]) => runScript(['src/cli.ts', ...args], { DATABASE_URL: t.databaseUrl });
+const tally = (args: string[]) => runScript(['src/cli/main.ts', ...args], { DATABASE_URL: t.databaseUrl });
 const storedLines = async () =>
   (await t.pool.query<{ count: number }>('select count(*)::int as count from bank_lines')).rows[0]?.count;
 

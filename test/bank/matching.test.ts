@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { renderBankStatement } from '../../simulator/bankStatementFile.ts';
 import { matchBankDeposits } from '../../src/bank/matchDeposits.ts';
-import { renderBankStatement } from '../../src/dev/simulator/bankStatementFile.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   BANK_ENV,

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderBankStatement } from '../../simulator/bankStatementFile.ts';
 import type { StatementFormat } from '../../src/bank/statement.ts';
-import { renderBankStatement } from '../../src/dev/simulator/bankStatementFile.ts';
 import { linesOf, read } from './readStatement.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'generated', 'bank');

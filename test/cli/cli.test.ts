@@ -13,7 +13,7 @@ import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 
 /** The real CLI, as a user runs it. `undefined` unsets an inherited variable. */
 const tally = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runScript(['src/cli.ts', ...args], env);
+  runScript(['src/cli/main.ts', ...args], env);
 
 let source: TestApp;
 let target: TestApp;

@@ -20,7 +20,7 @@ start.setUTCDate(1);
 start.setUTCMonth(start.getUTCMonth() - 2);
 const PERIOD = start.toISOString().slice(0, 7);
 const tally = (args: string[]) =>
-  runScript(['src/cli.ts', 'close', ...args], { DATABASE_URL: t.databaseUrl });
+  runScript(['src/cli/main.ts', 'close', ...args], { DATABASE_URL: t.databaseUrl });
 
 beforeAll(async () => {
   t = await startTestApp({ worker: true });

@@ -1,15 +1,15 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKOUT_COLUMNS } from '../../src/projection/checkoutQueries.ts';
+import { CHECKOUT_COLUMNS } from '../../src/projection/checkouts/checkoutQueries.ts';
 import type { SqlType } from '../../src/projection/columnTypes.ts';
-import { DISPUTE_COLUMNS } from '../../src/projection/disputeQueries.ts';
+import { DISPUTE_COLUMNS } from '../../src/projection/disputes/disputeQueries.ts';
 import {
   FORWARDING_OUTCOME_COLUMNS,
   FORWARDING_REQUEST_COLUMNS,
-} from '../../src/projection/forwardingQueries.ts';
-import { PAYMENT_COLUMNS, PAYMENT_FEE_COLUMNS } from '../../src/projection/paymentQueries.ts';
-import { PAYOUT_COLUMNS, PAYOUT_LINE_COLUMNS } from '../../src/projection/payoutQueries.ts';
-import { REFUND_COLUMNS, RETURNED_FEE_COLUMNS } from '../../src/projection/refundQueries.ts';
+} from '../../src/projection/forwarding/forwardingQueries.ts';
+import { PAYMENT_COLUMNS, PAYMENT_FEE_COLUMNS } from '../../src/projection/payments/paymentQueries.ts';
+import { PAYOUT_COLUMNS, PAYOUT_LINE_COLUMNS } from '../../src/projection/payouts/payoutQueries.ts';
+import { REFUND_COLUMNS, RETURNED_FEE_COLUMNS } from '../../src/projection/refunds/refundQueries.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 
 // Each write row's column map (the one its insert and upsert SQL are built from), by the table it writes.

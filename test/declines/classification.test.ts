@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDecline, type DeclineFields, retryGoesAgainstAdvice } from '../../src/domain/declines.ts';
 import type { RetryAdvice } from '../../src/domain/declineTables.ts';
-import { cardColumnsOf, declineFieldsOf, declineOf } from '../../src/projection/declineRows.ts';
+import { cardColumnsOf, declineFieldsOf, declineOf } from '../../src/projection/declines/declineRows.ts';
 import { unknownValuesOf } from '../../src/projection/unknownValues.ts';
 
 const NONE: DeclineFields = {

@@ -320,7 +320,7 @@ describe('tally reprocess --all', () => {
     const before = (await t.pool.query(declines)).rows;
     const findingsBefore = (await t.pool.query(findings)).rows;
     expect(before.length).toBe(19);
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess', '--all'], {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
       timeout: 60_000,

@@ -3,7 +3,7 @@ import { checkFeeChain } from '../../src/feeConfigurations/checkFeeChain.ts';
 import { compareFeeHistory } from '../../src/feeConfigurations/compareFeeHistory.ts';
 import type { FindingCode, FindingDraft } from '../../src/findings/findings.ts';
 import { checkCaptureExpiry } from '../../src/ops/captureExpiry.ts';
-import { forwardingConflict } from '../../src/projection/forwardingConflict.ts';
+import { forwardingConflict } from '../../src/projection/forwarding/forwardingConflict.ts';
 import { checkAchReturn } from '../../src/reconciliation/achReturns.ts';
 import { checkCheckoutFees } from '../../src/reconciliation/checkoutFeeRules.ts';
 import { checkDisputes } from '../../src/reconciliation/disputeRules.ts';

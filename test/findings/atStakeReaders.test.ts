@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'node-html-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
+import type { SimulatedConfiguration } from '../../simulator/feeConfigurationStore.ts';
 import { signIn } from '../console/signIn.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { useBigintParser } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
 import { TEST_LOG_DIR } from './logScan.ts';
@@ -20,6 +21,7 @@ declare module 'vitest' {
 
 /** One real Postgres for the whole run; a migrated template database that every test file clones. */
 export default async function setup(project: TestProject) {
+  useBigintParser();
   const log = createLogger('warn');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-test-'));
   // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.

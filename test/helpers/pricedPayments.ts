@@ -1,4 +1,4 @@
-import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
+import type { SimulatedConfiguration } from '../../simulator/feeConfigurationStore.ts';
 import { paymentEvent } from './deliveries.ts';
 
 /** A fee of a test payment: `source` names a configuration of the simulator by its key, or is an id as is. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { createSimulator } from '../../simulator/server.ts';
 import { closeServer, serve } from '../../src/api/serve.ts';
-import { createSimulator } from '../../src/dev/simulator/server.ts';
 
 export const PROVIDER_CLIENT = { id: 'test_client_id', secret: 'test_client_secret' };
 

@@ -219,7 +219,7 @@ describe('tally reprocess --all', () => {
       };
     };
     const before = await state();
-    const result = await runScript(['src/cli.ts', 'reprocess', '--all'], {
+    const result = await runScript(['src/cli/main.ts', 'reprocess', '--all'], {
       DATABASE_URL: loop.t.databaseUrl,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { expect } from 'vitest';
+import { sendWebhook } from '../../simulator/webhook.ts';
 import { closeServer, serve } from '../../src/api/serve.ts';
-import { sendWebhook } from '../../src/dev/simulator/webhook.ts';
 import { API_TOKEN, SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
 import { drain, runJobThroughApi, unfinishedJobs } from '../helpers/fixtures.ts';
 import { startSimulator } from '../helpers/simulator.ts';

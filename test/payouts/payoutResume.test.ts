@@ -290,7 +290,9 @@ describe('tally reprocess --all', () => {
     expect(before.payouts?.length).toBe(4);
     expect(before.payout_lines?.length).toBe(256);
     const syncJobs = (await t.boss.findJobs('payout-sync')).length;
-    const result = await runScript(['src/cli.ts', 'reprocess', '--all'], { DATABASE_URL: t.databaseUrl });
+    const result = await runScript(['src/cli/main.ts', 'reprocess', '--all'], {
+      DATABASE_URL: t.databaseUrl,
+    });
     expect(result.code, result.stderr).toBe(0);
     await waitForJobs(t, ['payout-sync']);
     await settle(t);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator, type Simulator } from '../../src/dev/simulator/server.ts';
+import { createSimulator, type Simulator } from '../../simulator/server.ts';
 
 // The simulator's POST /dev/payouts: which payments a payout takes, its faults on request, and the paid
 // payouts a bank statement is rendered from.

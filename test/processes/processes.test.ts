@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 /** Starts a Procfile role as its own process and resolves once it logs `ready`. */
-function startRole(role: string, ready: string) {
+function startRole(role: string, ready: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [`src/processes/${role}.ts`], {
     env: {
       PATH: process.env.PATH,
@@ -28,6 +28,7 @@ function startRole(role: string, ready: string) {
       WEBHOOK_SECRETS: secret,
       PORT: '0',
       LOG_LEVEL: 'info',
+      ...env,
     },
   });
   children.push(child);
@@ -83,4 +84,30 @@ it('web and worker run as separate processes: a delivery is stored and projected
   expect(await web.exited).toBe(0);
   expect(await worker.exited).toBe(0);
   expect(web.lines.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+});
+
+it('the web role reads bigint columns as numbers: its status answers a bigint count as an integer, not a string', async () => {
+  const token = 'process-test-token-0123456789';
+  const web = startRole('web', 'web listening', { API_TOKEN: token });
+  const { port } = await web.started;
+
+  const body = JSON.stringify(paymentEvent());
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const delivered = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+    method: 'POST',
+    headers: { 'justifi-timestamp': timestamp, 'justifi-signature': sign(secret, timestamp, body) },
+    body,
+  });
+  expect(delivered.status).toBe(200);
+
+  // No worker runs, so the delivery waits. `purged_bodies` is a bigint (a sum over body_purges), read
+  // as stored: without the start-up's bigint parser it would be answered as the string "0".
+  const status = await fetch(`http://127.0.0.1:${port}/api/status`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  expect(status.status).toBe(200);
+  expect(((await status.json()) as { data: Record<string, unknown> }).data).toMatchObject({
+    unprocessed_events: 1,
+    purged_bodies: 0,
+  });
 });

@@ -175,7 +175,7 @@ describe("a payment's fee totals", () => {
     for (const id of ids) await processStoredEvent(t, id);
     const { rows: before } = await t.pool.query('select to_jsonb(p) as row from payments p');
     expect(before[0].row).toMatchObject(NEWER_TOTALS);
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess', '--all'], {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
       timeout: 60_000,

@@ -74,7 +74,7 @@ describe('tally reprocess --all', () => {
   it('rebuilds the projections from the raw log exactly as they were', async () => {
     const before = await dumpProjections(t.pool, { withRowIds: true });
     expect(before.payments?.length).toBeGreaterThan(3);
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess', '--all'], {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
       timeout: 60_000,
@@ -86,7 +86,7 @@ describe('tally reprocess --all', () => {
   });
 
   it('refuses to run without saying what to reprocess', () => {
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess'], {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess'], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
     });

@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createSimulator, type Simulator } from '../../simulator/server.ts';
 import { closeServer, serve } from '../../src/api/serve.ts';
-import { createSimulator, type Simulator } from '../../src/dev/simulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import {
   createProviderClient,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
+import type { SimulatedConfiguration } from '../../simulator/feeConfigurationStore.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain, settle as settleFixtures, waitForJobs } from '../helpers/fixtures.ts';

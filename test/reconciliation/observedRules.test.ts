@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutStatus } from '../../src/projection/checkoutSnapshot.ts';
-import { disputeStatus } from '../../src/projection/disputeSnapshot.ts';
+import { checkoutStatus } from '../../src/projection/checkouts/checkoutSnapshot.ts';
+import { disputeStatus } from '../../src/projection/disputes/disputeSnapshot.ts';
 import { type EventFamily, familyOf } from '../../src/projection/eventFamilies.ts';
-import { methodKindOf, paymentSchema } from '../../src/projection/paymentSnapshot.ts';
+import { methodKindOf, paymentSchema } from '../../src/projection/payments/paymentSnapshot.ts';
 import { unknownValuesOf } from '../../src/projection/unknownValues.ts';
 import { ACH_RETURN_CODES, checkAchReturn, classifyAchFailure } from '../../src/reconciliation/achReturns.ts';
 import { disputeFindings } from '../../src/reconciliation/disputeRules.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatedConfiguration } from '../../src/dev/simulator/feeConfigurationStore.ts';
+import type { SimulatedConfiguration } from '../../simulator/feeConfigurationStore.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { deliver, drain, runJobThroughApi, settle, waitForJobs } from '../helpers/fixtures.ts';
 import { pricedPaymentBody } from '../helpers/pricedPayments.ts';

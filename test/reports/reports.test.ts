@@ -232,7 +232,7 @@ describe('tally report', () => {
     const out = path.join(reportsDir, 'cli.csv');
     const result = spawnSync(
       process.execPath,
-      ['src/cli.ts', 'report', 'daily', '--date', DAY, '--format', 'csv', '--out', out],
+      ['src/cli/main.ts', 'report', 'daily', '--date', DAY, '--format', 'csv', '--out', out],
       {
         env: { ...process.env, DATABASE_URL: t.databaseUrl },
         encoding: 'utf8',
@@ -242,11 +242,26 @@ describe('tally report', () => {
     expect((await readFile(out, 'utf8')).startsWith('section,summary\r\n')).toBe(true);
   });
 
-  it('refuses a malformed date', () => {
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'report', 'daily', '--date', '02/11/2026'], {
+  it('prints the report as JSON with cents as numbers, like the API', () => {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'report', 'daily', '--date', DAY], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
     });
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    const test = report.accounts.find((row: { account_id: string }) => row.account_id === 'acc_sub_usd');
+    expect(test).toMatchObject({ currency: 'usd', payments: 2, gross: 2468, fees: 59 });
+  });
+
+  it('refuses a malformed date', () => {
+    const result = spawnSync(
+      process.execPath,
+      ['src/cli/main.ts', 'report', 'daily', '--date', '02/11/2026'],
+      {
+        env: { ...process.env, DATABASE_URL: t.databaseUrl },
+        encoding: 'utf8',
+      },
+    );
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('--date must be a day as YYYY-MM-DD');
   });

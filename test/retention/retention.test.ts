@@ -25,7 +25,7 @@ const auth = { Authorization: `Bearer ${API_TOKEN}` };
  */
 function cli(args: string[], databaseUrl: string) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['src/cli.ts', ...args], {
+    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl },
     });
     let stdout = '';

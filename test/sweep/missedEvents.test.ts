@@ -257,7 +257,7 @@ describe('missed-event sweep', () => {
 
   it('a rebuild from the raw log gives the same projections, api snapshots included', async () => {
     const before = await dumpProjections(t.pool, { withRowIds: true });
-    const result = spawnSync(process.execPath, ['src/cli.ts', 'reprocess', '--all'], {
+    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
       env: { ...process.env, DATABASE_URL: t.databaseUrl },
       encoding: 'utf8',
       timeout: 60_000,
@@ -276,7 +276,10 @@ describe('missed-event sweep', () => {
     });
     const since = ago(30 * 24 * HOUR).slice(0, 10);
     const env = { ...provider.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'warn' };
-    const result = await runScript(['src/cli.ts', 'backfill', '--since', since, '--account', ACCOUNT], env);
+    const result = await runScript(
+      ['src/cli/main.ts', 'backfill', '--since', since, '--account', ACCOUNT],
+      env,
+    );
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('listed 7, new 1, newer 0, unchanged 6\n');
     expect(result.code).toBe(0);
@@ -285,11 +288,11 @@ describe('missed-event sweep', () => {
       1,
     );
     expect((await openMissed()).map((row) => row.subject_id)).not.toContain('py_sweep_history');
-    const bad = await runScript(['src/cli.ts', 'backfill', '--since', 'yesterday'], env);
+    const bad = await runScript(['src/cli/main.ts', 'backfill', '--since', 'yesterday'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since must be a day, YYYY-MM-DD');
     const badAccount = await runScript(
-      ['src/cli.ts', 'backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'],
+      ['src/cli/main.ts', 'backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'],
       env,
     );
     expect(badAccount.code).toBe(2);

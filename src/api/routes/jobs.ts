@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { describeIssues } from '../../issues.ts';
 import { enqueueTo } from '../../queue/enqueue.ts';
+import { describeIssues } from '../../zodIssues.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { single } from './envelope.ts';

@@ -1,7 +1,7 @@
 import { parse } from 'node:querystring';
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
-import { describeIssues } from '../../issues.ts';
+import { describeIssues } from '../../zodIssues.ts';
 import { HttpError, isPathDecodeError } from '../errors.ts';
 
 // Postgres refuses NUL in text and unpaired surrogates in jsonb; other control characters are never part of
