@@ -47,22 +47,23 @@ export async function listMovements(
   timeZone: string,
 ): Promise<MovementRow[]> {
   const { rows } = await db.query<MovementRow>(
-    `with bounds as (select coalesce($1::timestamptz, '-infinity') as lo, $2::timestamptz as hi),
-     sold as (
+    `with sold as (
        select p.id, p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform,
               p.fees_other, ${SUCCEEDED_AT} as at
-         from payments p, bounds b
-        where p.created_at >= b.lo - ${CAPTURE_WINDOW} and p.created_at < b.hi and ${SUCCEEDED_PAYMENT}
+         from payments p
+        where p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
      ), sold_daily as (
        -- Summed per business day before the sums become a row per kind: a few rows per account and day instead
        -- of four per payment. Its at is the day's first instant, which daily maps back to that same day.
-       select account_type, account_id, currency,
-              ((at at time zone $3::text)::date)::timestamp at time zone $3::text as at, sum(amount)::bigint as amount,
-              sum(fees_processing)::bigint as fees_processing, sum(fees_platform)::bigint as fees_platform,
-              sum(fees_other)::bigint as fees_other
-         from sold, bounds b
-        where at >= b.lo and at < b.hi
-        group by 1, 2, 3, 4
+       -- Grouped on the business date, converted back to an instant once per group rather than once per payment.
+       select account_type, account_id, currency, day::timestamp at time zone $3::text as at, amount, fees_processing,
+              fees_platform, fees_other
+         from (select account_type, account_id, currency, (at at time zone $3::text)::date as day,
+                      sum(amount)::bigint as amount, sum(fees_processing)::bigint as fees_processing,
+                      sum(fees_platform)::bigint as fees_platform, sum(fees_other)::bigint as fees_other
+                 from sold
+                where at >= $1::timestamptz and at < $2::timestamptz
+                group by 1, 2, 3, 4) by_day
      ), sales as (
        select account_type, account_id, currency, at, v.kind, v.amount
          from sold_daily,
@@ -71,10 +72,10 @@ export async function listMovements(
         where v.amount <> 0
      ), refunded as (
        select r.id, p.account_type, p.account_id, p.currency, r.amount, coalesce(r.created_at, r.updated_at) as at
-         from refunds r join payments p on p.id = r.payment_id, bounds b
+         from refunds r join payments p on p.id = r.payment_id
         where r.status in ${SUCCEEDED_REFUND}
-          and ((r.created_at >= b.lo and r.created_at < b.hi)
-               or (r.created_at is null and r.updated_at >= b.lo and r.updated_at < b.hi))
+          and ((r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz)
+               or (r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz))
      ), refund_items as (
        select account_type, account_id, currency, at, 'refund' as kind, amount from refunded
        union all
@@ -83,9 +84,9 @@ export async function listMovements(
         where f.returned_amount <> 0
      ), returned as (
        select p.id, p.account_type, p.account_id, p.currency, p.amount, p.failed_at as at
-         from payments p, bounds b
+         from payments p
         where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
-          and p.failed_at >= b.lo and p.failed_at < b.hi
+          and p.failed_at >= $1::timestamptz and p.failed_at < $2::timestamptz
      ), returned_by_refunds as (
        select rf.payment_fee_id, sum(rf.returned_amount) as returned_amount
          from returned h
@@ -102,12 +103,12 @@ export async function listMovements(
          left join returned_by_refunds b on b.payment_fee_id = f.id
      ), dispute_items as (
        select d.account_type, d.account_id, d.currency, d.created_at as at, 'dispute_withdrawn' as kind, d.amount
-         from disputes d, bounds b
-        where d.created_at >= b.lo and d.created_at < b.hi and d.amount is not null
+         from disputes d
+        where d.created_at >= $1::timestamptz and d.created_at < $2::timestamptz and d.amount is not null
        union all
        select d.account_type, d.account_id, d.currency, d.status_updated_at, 'dispute_returned', d.amount
-         from disputes d, bounds b
-        where d.status = 'won' and d.status_updated_at >= b.lo and d.status_updated_at < b.hi and d.amount is not null
+         from disputes d
+        where d.status = 'won' and d.status_updated_at >= $1::timestamptz and d.status_updated_at < $2::timestamptz and d.amount is not null
      ), daily as (
        select account_type, account_id, currency, (at at time zone $3::text)::date as day, kind, null::text as reference,
               sum(amount)::bigint as amount
@@ -118,9 +119,9 @@ export async function listMovements(
      ), paid as (
        select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.currency, o.amount,
               o.created_at, o.status, o.updated_at, o.lines_complete
-         from payouts o, bounds b
-        where (o.created_at >= b.lo and o.created_at < b.hi)
-           or (o.status in ('failed', 'canceled') and o.updated_at >= b.lo and o.updated_at < b.hi)
+         from payouts o
+        where (o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz)
+           or (o.status in ('failed', 'canceled') and o.updated_at >= $1::timestamptz and o.updated_at < $2::timestamptz)
      ), explained as (
        select l.payout_id,
               sum(case when c.line_id is null then l.net
@@ -131,20 +132,20 @@ export async function listMovements(
         group by 1
      ), payout_items as (
        select account_type, account_id, currency, created_at as at, 'payout' as kind, id, amount
-         from paid, bounds b where created_at >= b.lo and created_at < b.hi
+         from paid where created_at >= $1::timestamptz and created_at < $2::timestamptz
        union all
        select o.account_type, o.account_id, o.currency, o.created_at, 'unexplained', o.id, o.amount - e.amount
-         from paid o join explained e on e.payout_id = o.id, bounds b
-        where o.created_at >= b.lo and o.created_at < b.hi and o.amount <> e.amount
+         from paid o join explained e on e.payout_id = o.id
+        where o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz and o.amount <> e.amount
        union all
        select account_type, account_id, currency, updated_at, 'payout_reversed', id, amount
-         from paid, bounds b
-        where status in ('failed', 'canceled') and updated_at >= b.lo and updated_at < b.hi
+         from paid
+        where status in ('failed', 'canceled') and updated_at >= $1::timestamptz and updated_at < $2::timestamptz
      ), bank_items as (
        select ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, bl.value_date as day,
               'bank_credit' as kind, o.id as reference, bl.amount
-         from bank_lines bl join payouts o on o.id = bl.payout_id, bounds b
-        where bl.value_date >= (b.lo at time zone $3::text)::date and bl.value_date < (b.hi at time zone $3::text)::date
+         from bank_lines bl join payouts o on o.id = bl.payout_id
+        where bl.value_date >= ($1::timestamptz at time zone $3::text)::date and bl.value_date < ($2::timestamptz at time zone $3::text)::date
      )
      select account_type, account_id, currency, day::text, kind, reference, amount from daily
      union all
@@ -153,7 +154,7 @@ export async function listMovements(
      union all
      select account_type, account_id, currency, day::text, kind, reference, amount::bigint from bank_items
      order by 1, 2, 3, 4, 5, 6`,
-    [from, to, timeZone],
+    [from ?? '-infinity', to, timeZone],
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
 }
