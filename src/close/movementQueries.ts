@@ -123,13 +123,15 @@ export async function listMovements(
         where (o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz)
            or (o.status in ('failed', 'canceled') and o.updated_at >= $1::timestamptz and o.updated_at < $2::timestamptz)
      ), explained as (
-       select l.payout_id,
-              sum(case when c.line_id is null then l.net
-                       when c.status in ('ok', 'mismatch') then coalesce(c.expected, 0) else 0 end)::bigint as amount
-         from paid o join payout_lines l on l.payout_id = o.id and l.kind <> 'payout'
-         left join payout_line_checks c on c.line_id = l.id
+       -- The value kept with the payout's judgement; from its lines and their checks when none is kept.
+       select o.id as payout_id,
+              coalesce(case when r.lines_value_judged_at = r.judged_at then r.lines_value end,
+                (select sum(case when c.line_id is null then l.net
+                                 when c.status in ('ok', 'mismatch') then coalesce(c.expected, 0) else 0 end)::bigint
+                   from payout_lines l left join payout_line_checks c on c.line_id = l.id
+                  where l.payout_id = o.id and l.kind <> 'payout')) as amount
+         from paid o left join payout_reconciliations r on r.payout_id = o.id
         where o.lines_complete
-        group by 1
      ), payout_items as (
        select account_type, account_id, currency, created_at as at, 'payout' as kind, id, amount
          from paid where created_at >= $1::timestamptz and created_at < $2::timestamptz
