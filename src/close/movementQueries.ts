@@ -22,6 +22,17 @@ const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'ful
 const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
 const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
 
+// Items older than the payout sync's first listing of their account count only once a synced payout contains
+// them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
+// held for ever. An account the sync does not list (or has not listed yet) counts everything.
+const COUNTED = (accountId: string, at: string, contained: string) =>
+  `not exists (select 1 from payout_sync_accounts s
+                where s.account_id = ${accountId} and ${at} < s.listed_from
+                  and not exists (select 1 from payout_lines l where ${contained}))`;
+const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
+// An ACH return or a dispute is contained when a synced payout has any line of its payment.
+const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
+
 // A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
 const CAPTURE_WINDOW = `interval '8 days'`;
 
@@ -54,7 +65,7 @@ export async function listMovements(
               p.created_at as at
          from payments p
         where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-          and (${MANUAL_CAPTURE}) is not true
+          and (${MANUAL_CAPTURE}) is not true and ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
        union all
        select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
               ${MANUAL_SUCCEEDED_AT}
@@ -62,6 +73,7 @@ export async function listMovements(
         where p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
           and ${MANUAL_CAPTURE}
           and ${MANUAL_SUCCEEDED_AT} >= $1::timestamptz and ${MANUAL_SUCCEEDED_AT} < $2::timestamptz
+          and ${COUNTED('p.account_id', MANUAL_SUCCEEDED_AT, PAYMENT_CREDITED)}
      ), sold_daily as (
        -- Summed per business day before the sums become a row per kind: a few rows per account and day instead
        -- of four per payment. Its at is the day's first instant, which daily maps back to that same day.
@@ -85,6 +97,7 @@ export async function listMovements(
         where r.status in ${SUCCEEDED_REFUND}
           and ((r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz)
                or (r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz))
+          and ${COUNTED('p.account_id', 'coalesce(r.created_at, r.updated_at)', `l.source_id = r.id and l.kind = 'refund'`)}
      ), refund_items as (
        select account_type, account_id, currency, at, 'refund' as kind, amount from refunded
        union all
@@ -96,6 +109,7 @@ export async function listMovements(
          from payments p
         where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
           and p.failed_at >= $1::timestamptz and p.failed_at < $2::timestamptz
+          and ${COUNTED('p.account_id', 'p.failed_at', 'l.source_payment_id = p.id')}
      ), returned_by_refunds as (
        select rf.payment_fee_id, sum(rf.returned_amount) as returned_amount
          from returned h
@@ -114,10 +128,12 @@ export async function listMovements(
        select d.account_type, d.account_id, d.currency, d.created_at as at, 'dispute_withdrawn' as kind, d.amount
          from disputes d
         where d.created_at >= $1::timestamptz and d.created_at < $2::timestamptz and d.amount is not null
+          and ${COUNTED('d.account_id', 'd.created_at', DISPUTE_PAID)}
        union all
        select d.account_type, d.account_id, d.currency, d.status_updated_at, 'dispute_returned', d.amount
          from disputes d
         where d.status = 'won' and d.status_updated_at >= $1::timestamptz and d.status_updated_at < $2::timestamptz and d.amount is not null
+          and ${COUNTED('d.account_id', 'd.status_updated_at', DISPUTE_PAID)}
      ), daily as (
        select account_type, account_id, currency, (at at time zone $3::text)::date as day, kind, null::text as reference,
               sum(amount)::bigint as amount
