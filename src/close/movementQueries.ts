@@ -24,11 +24,14 @@ const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_a
 
 // Items older than the payout sync's first listing of their account count only once a synced payout contains
 // them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
-// held for ever. An account the sync does not list (or has not listed yet) counts everything.
+// held for ever. An account the sync does not list (or has not listed yet) counts everything. An item no
+// older than every account's listing start is decided without looking further (one comparison per row, so
+// the month's scan stays parallel and hash-aggregated).
 const COUNTED = (accountId: string, at: string, contained: string) =>
-  `not exists (select 1 from payout_sync_accounts s
-                where s.account_id = ${accountId} and ${at} < s.listed_from
-                  and not exists (select 1 from payout_lines l where ${contained}))`;
+  `(${at} >= (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+    or not exists (select 1 from payout_sync_accounts s
+                    where s.account_id = ${accountId} and ${at} < s.listed_from
+                      and not exists (select 1 from payout_lines l where ${contained})))`;
 const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
