@@ -68,7 +68,17 @@ export async function listMovements(
               p.created_at as at
          from payments p
         where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-          and (${MANUAL_CAPTURE}) is not true and ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
+          and (${MANUAL_CAPTURE}) is not true
+       union all
+       -- Less those the payout-listing rule leaves out (COUNTED): subtracted rather than filtered, so the scan of
+       -- the month stays a plain parallel one; only payments older than some account's listing start are read.
+       select p.account_type, p.account_id, p.currency, -p.amount, -p.fees_processing, -p.fees_platform,
+              -p.fees_other, p.created_at
+         from payments p
+        where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+          and (${MANUAL_CAPTURE}) is not true
+          and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+          and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
        union all
        select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
               ${MANUAL_SUCCEEDED_AT}
