@@ -108,6 +108,16 @@ async function generatePayouts(db: pg.ClientBase, month: Month): Promise<void> {
        from payout_lines l, lateral (select substr(l.id, 7)::int % 100000 = 11 as mismatch) m
       where l.kind = 'payment'`,
   );
+  // Each payout judged as reconcile-payouts leaves it: its counts and Tally's value of its lines.
+  await db.query(
+    `insert into payout_reconciliations (payout_id, account_id, judged_at, lines_checked, lines_mismatched,
+                                         lines_value, lines_value_judged_at)
+     select o.id, o.account_id, o.projected_at, count(*), count(*) filter (where c.status = 'mismatch'),
+            sum(c.expected), o.projected_at
+       from payouts o join payout_lines l on l.payout_id = o.id and l.kind <> 'payout'
+       join payout_line_checks c on c.line_id = l.id
+      group by o.id`,
+  );
   await db.query(
     `insert into findings (code, severity, status, subject_type, subject_id, account_id, currency, expected, actual,
                            at_stake, scope, first_seen_at, last_seen_at)

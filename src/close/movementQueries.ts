@@ -19,8 +19,22 @@ const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'ful
   or (p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)))`;
 
 // When a payment succeeded: its creation when captured at creation, else the first snapshot showing success.
-const SUCCEEDED_AT = `case when p.capture_strategy = 'manual' then coalesce(p.succeeded_at, p.captured_at, p.created_at)
-  else p.created_at end`;
+const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
+const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
+
+// Items older than the payout sync's first listing of their account count only once a synced payout contains
+// them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
+// held for ever. An account the sync does not list (or has not listed yet) counts everything. An item no
+// older than every account's listing start is decided without looking further (one comparison per row, so
+// the month's scan stays parallel and hash-aggregated).
+const COUNTED = (accountId: string, at: string, contained: string) =>
+  `(${at} >= (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+    or not exists (select 1 from payout_sync_accounts s
+                    where s.account_id = ${accountId} and ${at} < s.listed_from
+                      and not exists (select 1 from payout_lines l where ${contained})))`;
+const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
+// An ACH return or a dispute is contained when a synced payout has any line of its payment.
+const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
 
 // A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
 const CAPTURE_WINDOW = `interval '8 days'`;
@@ -47,22 +61,43 @@ export async function listMovements(
   timeZone: string,
 ): Promise<MovementRow[]> {
   const { rows } = await db.query<MovementRow>(
-    `with bounds as (select coalesce($1::timestamptz, '-infinity') as lo, $2::timestamptz as hi),
-     sold as (
-       select p.id, p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform,
-              p.fees_other, ${SUCCEEDED_AT} as at
-         from payments p, bounds b
-        where p.created_at >= b.lo - ${CAPTURE_WINDOW} and p.created_at < b.hi and ${SUCCEEDED_PAYMENT}
+    `with sold as (
+       -- Captured at creation, and manual captures apart: the planner then sees the first part's size from the
+       -- creation index instead of guessing at a filter on an expression.
+       select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
+              p.created_at as at
+         from payments p
+        where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+          and (${MANUAL_CAPTURE}) is not true
+       union all
+       -- Less those the payout-listing rule leaves out (COUNTED): subtracted rather than filtered, so the scan of
+       -- the month stays a plain parallel one; only payments older than some account's listing start are read.
+       select p.account_type, p.account_id, p.currency, -p.amount, -p.fees_processing, -p.fees_platform,
+              -p.fees_other, p.created_at
+         from payments p
+        where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+          and (${MANUAL_CAPTURE}) is not true
+          and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+          and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
+       union all
+       select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
+              ${MANUAL_SUCCEEDED_AT}
+         from payments p
+        where p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+          and ${MANUAL_CAPTURE}
+          and ${MANUAL_SUCCEEDED_AT} >= $1::timestamptz and ${MANUAL_SUCCEEDED_AT} < $2::timestamptz
+          and ${COUNTED('p.account_id', MANUAL_SUCCEEDED_AT, PAYMENT_CREDITED)}
      ), sold_daily as (
        -- Summed per business day before the sums become a row per kind: a few rows per account and day instead
        -- of four per payment. Its at is the day's first instant, which daily maps back to that same day.
-       select account_type, account_id, currency,
-              ((at at time zone $3::text)::date)::timestamp at time zone $3::text as at, sum(amount)::bigint as amount,
-              sum(fees_processing)::bigint as fees_processing, sum(fees_platform)::bigint as fees_platform,
-              sum(fees_other)::bigint as fees_other
-         from sold, bounds b
-        where at >= b.lo and at < b.hi
-        group by 1, 2, 3, 4
+       -- Grouped on the business date, converted back to an instant once per group rather than once per payment.
+       select account_type, account_id, currency, day::timestamp at time zone $3::text as at, amount, fees_processing,
+              fees_platform, fees_other
+         from (select account_type, account_id, currency, (at at time zone $3::text)::date as day,
+                      sum(amount)::bigint as amount, sum(fees_processing)::bigint as fees_processing,
+                      sum(fees_platform)::bigint as fees_platform, sum(fees_other)::bigint as fees_other
+                 from sold
+                group by 1, 2, 3, 4) by_day
      ), sales as (
        select account_type, account_id, currency, at, v.kind, v.amount
          from sold_daily,
@@ -71,10 +106,11 @@ export async function listMovements(
         where v.amount <> 0
      ), refunded as (
        select r.id, p.account_type, p.account_id, p.currency, r.amount, coalesce(r.created_at, r.updated_at) as at
-         from refunds r join payments p on p.id = r.payment_id, bounds b
+         from refunds r join payments p on p.id = r.payment_id
         where r.status in ${SUCCEEDED_REFUND}
-          and ((r.created_at >= b.lo and r.created_at < b.hi)
-               or (r.created_at is null and r.updated_at >= b.lo and r.updated_at < b.hi))
+          and ((r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz)
+               or (r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz))
+          and ${COUNTED('p.account_id', 'coalesce(r.created_at, r.updated_at)', `l.source_id = r.id and l.kind = 'refund'`)}
      ), refund_items as (
        select account_type, account_id, currency, at, 'refund' as kind, amount from refunded
        union all
@@ -83,9 +119,10 @@ export async function listMovements(
         where f.returned_amount <> 0
      ), returned as (
        select p.id, p.account_type, p.account_id, p.currency, p.amount, p.failed_at as at
-         from payments p, bounds b
+         from payments p
         where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
-          and p.failed_at >= b.lo and p.failed_at < b.hi
+          and p.failed_at >= $1::timestamptz and p.failed_at < $2::timestamptz
+          and ${COUNTED('p.account_id', 'p.failed_at', 'l.source_payment_id = p.id')}
      ), returned_by_refunds as (
        select rf.payment_fee_id, sum(rf.returned_amount) as returned_amount
          from returned h
@@ -102,12 +139,14 @@ export async function listMovements(
          left join returned_by_refunds b on b.payment_fee_id = f.id
      ), dispute_items as (
        select d.account_type, d.account_id, d.currency, d.created_at as at, 'dispute_withdrawn' as kind, d.amount
-         from disputes d, bounds b
-        where d.created_at >= b.lo and d.created_at < b.hi and d.amount is not null
+         from disputes d
+        where d.created_at >= $1::timestamptz and d.created_at < $2::timestamptz and d.amount is not null
+          and ${COUNTED('d.account_id', 'd.created_at', DISPUTE_PAID)}
        union all
        select d.account_type, d.account_id, d.currency, d.status_updated_at, 'dispute_returned', d.amount
-         from disputes d, bounds b
-        where d.status = 'won' and d.status_updated_at >= b.lo and d.status_updated_at < b.hi and d.amount is not null
+         from disputes d
+        where d.status = 'won' and d.status_updated_at >= $1::timestamptz and d.status_updated_at < $2::timestamptz and d.amount is not null
+          and ${COUNTED('d.account_id', 'd.status_updated_at', DISPUTE_PAID)}
      ), daily as (
        select account_type, account_id, currency, (at at time zone $3::text)::date as day, kind, null::text as reference,
               sum(amount)::bigint as amount
@@ -118,33 +157,35 @@ export async function listMovements(
      ), paid as (
        select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.currency, o.amount,
               o.created_at, o.status, o.updated_at, o.lines_complete
-         from payouts o, bounds b
-        where (o.created_at >= b.lo and o.created_at < b.hi)
-           or (o.status in ('failed', 'canceled') and o.updated_at >= b.lo and o.updated_at < b.hi)
+         from payouts o
+        where (o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz)
+           or (o.status in ('failed', 'canceled') and o.updated_at >= $1::timestamptz and o.updated_at < $2::timestamptz)
      ), explained as (
-       select l.payout_id,
-              sum(case when c.line_id is null then l.net
-                       when c.status in ('ok', 'mismatch') then coalesce(c.expected, 0) else 0 end)::bigint as amount
-         from paid o join payout_lines l on l.payout_id = o.id and l.kind <> 'payout'
-         left join payout_line_checks c on c.line_id = l.id
+       -- The value kept with the payout's judgement; from its lines and their checks when none is kept.
+       select o.id as payout_id,
+              coalesce(case when r.lines_value_judged_at = r.judged_at then r.lines_value end,
+                (select sum(case when c.line_id is null then l.net
+                                 when c.status in ('ok', 'mismatch') then coalesce(c.expected, 0) else 0 end)::bigint
+                   from payout_lines l left join payout_line_checks c on c.line_id = l.id
+                  where l.payout_id = o.id and l.kind <> 'payout')) as amount
+         from paid o left join payout_reconciliations r on r.payout_id = o.id
         where o.lines_complete
-        group by 1
      ), payout_items as (
        select account_type, account_id, currency, created_at as at, 'payout' as kind, id, amount
-         from paid, bounds b where created_at >= b.lo and created_at < b.hi
+         from paid where created_at >= $1::timestamptz and created_at < $2::timestamptz
        union all
        select o.account_type, o.account_id, o.currency, o.created_at, 'unexplained', o.id, o.amount - e.amount
-         from paid o join explained e on e.payout_id = o.id, bounds b
-        where o.created_at >= b.lo and o.created_at < b.hi and o.amount <> e.amount
+         from paid o join explained e on e.payout_id = o.id
+        where o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz and o.amount <> e.amount
        union all
        select account_type, account_id, currency, updated_at, 'payout_reversed', id, amount
-         from paid, bounds b
-        where status in ('failed', 'canceled') and updated_at >= b.lo and updated_at < b.hi
+         from paid
+        where status in ('failed', 'canceled') and updated_at >= $1::timestamptz and updated_at < $2::timestamptz
      ), bank_items as (
        select ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, bl.value_date as day,
               'bank_credit' as kind, o.id as reference, bl.amount
-         from bank_lines bl join payouts o on o.id = bl.payout_id, bounds b
-        where bl.value_date >= (b.lo at time zone $3::text)::date and bl.value_date < (b.hi at time zone $3::text)::date
+         from bank_lines bl join payouts o on o.id = bl.payout_id
+        where bl.value_date >= ($1::timestamptz at time zone $3::text)::date and bl.value_date < ($2::timestamptz at time zone $3::text)::date
      )
      select account_type, account_id, currency, day::text, kind, reference, amount from daily
      union all
@@ -153,7 +194,7 @@ export async function listMovements(
      union all
      select account_type, account_id, currency, day::text, kind, reference, amount::bigint from bank_items
      order by 1, 2, 3, 4, 5, 6`,
-    [from, to, timeZone],
+    [from ?? '-infinity', to, timeZone],
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
 }

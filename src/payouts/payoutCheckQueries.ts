@@ -31,6 +31,8 @@ export type PayoutReconciliation = {
   judgedAt: Date;
   linesChecked: number;
   linesMismatched: number;
+  /** Tally's value of the lines other than the payout line (null when there are none): the close's `unexplained` is the payout's amount less it. */
+  linesValue: number | null;
 };
 
 /** Records the judgement of each payout, replacing the previous one. */
@@ -40,13 +42,17 @@ export async function upsertPayoutReconciliations(
 ): Promise<void> {
   if (reconciliations.length === 0) return;
   await db.query(
-    `insert into payout_reconciliations (payout_id, account_id, judged_at, lines_checked, lines_mismatched)
-     select r."payoutId", r."accountId", r."judgedAt", r."linesChecked", r."linesMismatched"
+    `insert into payout_reconciliations (payout_id, account_id, judged_at, lines_checked, lines_mismatched,
+                                         lines_value, lines_value_judged_at)
+     select r."payoutId", r."accountId", r."judgedAt", r."linesChecked", r."linesMismatched", r."linesValue",
+            r."judgedAt"
        from jsonb_to_recordset($1::jsonb)
-            as r("payoutId" text, "accountId" text, "judgedAt" timestamptz, "linesChecked" int, "linesMismatched" int)
+            as r("payoutId" text, "accountId" text, "judgedAt" timestamptz, "linesChecked" int, "linesMismatched" int,
+                 "linesValue" bigint)
      on conflict (payout_id) do update set
        account_id = excluded.account_id, judged_at = excluded.judged_at, lines_checked = excluded.lines_checked,
-       lines_mismatched = excluded.lines_mismatched`,
+       lines_mismatched = excluded.lines_mismatched, lines_value = excluded.lines_value,
+       lines_value_judged_at = excluded.lines_value_judged_at`,
     [JSON.stringify(reconciliations)],
   );
 }

@@ -115,6 +115,21 @@ type PayoutJudgement = {
 
 export type PayoutJudgements = { payouts: PayoutJudgement[]; paymentRuns: FindingRun[]; now: Date };
 
+/**
+ * Tally's value of a payout's lines other than the payout line, as the close counts it: a compared line at
+ * what Tally expected, any other line (unknown payment, not checked) at nothing. Null without such lines.
+ */
+function linesValueOf(lines: PayoutLineToCheck[], checks: LineCheck[]): number | null {
+  const checkOf = new Map(checks.map((check) => [check.lineId, check]));
+  const valued = lines.filter((line) => line.kind !== 'payout');
+  if (valued.length === 0) return null;
+  return valued.reduce((sum, line) => {
+    const check = checkOf.get(line.id);
+    if (!check) return sum + line.net;
+    return check.status === 'ok' || check.status === 'mismatch' ? sum + (check.expected ?? 0) : sum;
+  }, 0);
+}
+
 /** Pure: rules 1–4 over the facts. */
 export function judgePayouts(facts: PayoutFacts, settings: PayoutSettings, now: Date): PayoutJudgements {
   const linesOf = new Map<string, PayoutLineToCheck[]>();
@@ -141,6 +156,7 @@ export function judgePayouts(facts: PayoutFacts, settings: PayoutSettings, now: 
       linesMismatched: lineChecks.filter(
         (check) => check.status === 'mismatch' || check.status === 'payment_unknown',
       ).length,
+      linesValue: linesValueOf(lines, lineChecks),
     };
     return { payout, runs, lines: { checks: lineChecks, reconciliation } };
   });

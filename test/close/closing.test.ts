@@ -80,6 +80,8 @@ beforeAll(async () => {
       PROVIDER_SUB_ACCOUNTS: ACCOUNT,
       BUSINESS_TIME_ZONE: 'America/New_York',
       API_TOKENS: `finance:read:${READ_TOKEN}`,
+      // The first payout listing reaches back past py_aug, so every payment here counts in the walk.
+      PAYOUT_LOOKBACK_DAYS: '60',
     },
   });
   await deliver([
