@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { deliverAlert } from '../../src/ops/deliverAlert.ts';
 import { SECRETS, startTestApp, type TestApp } from '../helpers/app.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
 
 // A destination that misbehaves by path: redirects, answers with a body far larger than any socket buffer,
 // or records what it is sent.
@@ -102,9 +103,10 @@ describe('delivering an alert', () => {
     const answer = bigAnswer as ServerResponse | null;
     expect(answer).not.toBeNull();
     // 16 MiB cannot sit in socket buffers: the answer ends only when the alert sender reads or drops it.
-    for (let tries = 0; tries < 50 && !answer?.closed; tries++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(answer?.closed).toBe(true);
+    await waitFor('the big answer to be closed', () => until(answer?.closed === true, 'still open'), {
+      timeoutMs: 1_000,
+      intervalMs: 20,
+    });
   });
 
   it('escapes &, < and > in the Slack text and fields, and keeps the plain value for tools', async () => {
