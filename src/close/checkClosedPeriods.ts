@@ -9,17 +9,9 @@ import { MOVEMENT_KINDS } from './movementKinds.ts';
 import { listMovements } from './movementQueries.ts';
 import { storedReport } from './periodService.ts';
 import { periodBounds } from './periods.ts';
-import { emptyTotals, type KindTotals, type Walk, walkOf } from './walk.ts';
+import { emptyTotals, type KindTotals, WALK_TERMS, type Walk, walkOf } from './walk.ts';
 
 const SCOPE = 'closed-period-check';
-const WALK_TERMS = [
-  'held_start',
-  'prior_period_adjustments',
-  'net',
-  'unexplained',
-  'paid_out',
-  'held_end',
-] as const;
 
 /**
  * One closed period's changes per account and currency: its movements as Tally now knows them against those

@@ -1,15 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
 import { centsToDecimal } from './amounts.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
+import { WALK_TERMS } from './walk.ts';
 
-const WALK = [
-  'held_start',
-  'prior_period_adjustments',
-  'net',
-  'unexplained',
-  'paid_out',
-  'held_end',
-] as const;
 const ACTIVITY = [
   'sales',
   'processing_fees',
@@ -34,7 +27,7 @@ export function renderPeriodCsv(report: PeriodReport): string {
     'payouts_reversed',
     'in_transit_end',
     'bank_confirmed',
-    ...WALK,
+    ...WALK_TERMS,
   ];
   return stringify(
     report.accounts.map((row) => [
@@ -47,7 +40,7 @@ export function renderPeriodCsv(report: PeriodReport): string {
       centsToDecimal(row.payouts.reversed),
       centsToDecimal(row.payouts.in_transit_end),
       centsToDecimal(row.bank.confirmed),
-      ...WALK.map((name) => centsToDecimal(row.walk[name])),
+      ...WALK_TERMS.map((name) => centsToDecimal(row.walk[name])),
     ]),
     { header: true, columns },
   );
@@ -66,7 +59,7 @@ export function renderPeriodHtml(report: PeriodReport): string {
       (row) =>
         `<tr><td>${escapeHtml(row.account_type)}</td><td>${escapeHtml(row.account_id)}</td><td>${escapeHtml(
           row.currency.toUpperCase(),
-        )}</td>${WALK.map((name) => `<td class="num">${centsToDecimal(row.walk[name])}</td>`).join('')}</tr>`,
+        )}</td>${WALK_TERMS.map((name) => `<td class="num">${centsToDecimal(row.walk[name])}</td>`).join('')}</tr>`,
     )
     .join('\n');
   const findings = report.open_items.findings
@@ -81,7 +74,7 @@ export function renderPeriodHtml(report: PeriodReport): string {
 </head><body>
 <h1>Period ${escapeHtml(report.period)} (${escapeHtml(report.time_zone)})</h1>
 <h2>The walk</h2>
-<table><thead><tr><th>mode</th><th>account</th><th>currency</th>${WALK.map((name) => `<th>${name}</th>`).join('')}</tr></thead>
+<table><thead><tr><th>mode</th><th>account</th><th>currency</th>${WALK_TERMS.map((name) => `<th>${name}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows}
 </tbody></table>

@@ -36,14 +36,17 @@ export function activityOf(totals: KindTotals) {
   };
 }
 
-export type Walk = {
-  held_start: number;
-  prior_period_adjustments: number;
-  net: number;
-  unexplained: number;
-  paid_out: number;
-  held_end: number;
-};
+/** The walk's terms in the order the identity reads them; reports and the closed-period check list them so. */
+export const WALK_TERMS = [
+  'held_start',
+  'prior_period_adjustments',
+  'net',
+  'unexplained',
+  'paid_out',
+  'held_end',
+] as const;
+
+export type Walk = Record<(typeof WALK_TERMS)[number], number>;
 
 /**
  * The walk of one account and currency: `held_end` is what everything Tally knows up to the period's end
