@@ -11,6 +11,7 @@ import { findAccountType, insertApiSnapshots } from '../sweep/queries.ts';
 import {
   findSyncedPayouts,
   listPaymentsToFetch,
+  lockPaymentFetch,
   recordAccountSync,
   recordPaymentFetch,
   recordPayoutLineSync,
@@ -201,8 +202,12 @@ async function fetchUnknownPayments(
   counts: PayoutSyncCounts,
 ) {
   for (const paymentId of await listPaymentsToFetch(context.pool, paymentIds)) {
-    const payment = await orNullIfNotFound(context.client.getPayment(paymentId, account.id));
-    await withTransaction(context.pool, async (client) => {
+    // Two syncs naming the same payment (a payout's two deliveries, or a delivery and the account sync) take
+    // turns: the second one finds the first one's fetch recorded and does not ask the provider again.
+    const found = await withTransaction(context.pool, async (client) => {
+      await lockPaymentFetch(client, paymentId);
+      if ((await listPaymentsToFetch(client, [paymentId])).length === 0) return undefined;
+      const payment = await orNullIfNotFound(context.client.getPayment(paymentId, account.id));
       if (payment) await storeSnapshots(context, client, account, 'payments', [readApiObject(payment)]);
       const fetch = {
         paymentId,
@@ -212,9 +217,10 @@ async function fetchUnknownPayments(
         at: context.now(),
       };
       await recordPaymentFetch(client, fetch);
+      return payment !== null;
     });
-    if (payment) counts.paymentsFetched += 1;
-    else counts.paymentsNotFound += 1;
+    if (found === true) counts.paymentsFetched += 1;
+    else if (found === false) counts.paymentsNotFound += 1;
   }
 }
 

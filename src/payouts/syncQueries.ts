@@ -61,6 +61,13 @@ export async function listPaymentsToFetch(db: Queryable, paymentIds: string[]): 
   return rows.map((row) => row.id);
 }
 
+/** Held until the transaction ends: one sync at a time fetches a given payment. */
+export async function lockPaymentFetch(db: Queryable, paymentId: string): Promise<void> {
+  await db.query(`select pg_advisory_xact_lock(hashtextextended('payout-payment-fetch:' || $1::text, 0))`, [
+    paymentId,
+  ]);
+}
+
 /** A payment fetched for a payout line, found or not: it is never fetched again. */
 export async function recordPaymentFetch(
   db: Queryable,
