@@ -18,7 +18,7 @@ import {
   waitUntilReady,
   webIsReady,
 } from './upgrade/tallyProcess.ts';
-import { checkAfterUpgrade, percentiles, readStatus } from './upgrade/upgradeChecks.ts';
+import { checkAfterUpgrade, percentiles, readStatus, waitForCatchUp } from './upgrade/upgradeChecks.ts';
 import { startWebhookLoad } from './upgrade/webhookLoad.ts';
 
 // `npm run drill:upgrade [-- --from <commit>]`: the previous release's web and worker under webhook load,
@@ -144,13 +144,12 @@ async function drill(database: { connectionString: string }, previousDir: string
   const lastSend = Date.now();
   say(`load stopped: ${load.sent()} deliveries sent, every one answered`);
 
-  let status = await readStatus(newWeb.url, TOKEN);
-  while (status.unprocessed_events > 0 || status.unreconciled_payments > 0) {
-    if (Date.now() - lastSend > DRAIN_TIMEOUT_MS) break;
-    await sleep(500);
-    status = await readStatus(newWeb.url, TOKEN);
-  }
-  say(`new worker caught up ${seconds(Date.now() - lastSend)} s after the last delivery`);
+  const status = await waitForCatchUp(newWeb.url, TOKEN, DRAIN_TIMEOUT_MS);
+  const caughtUp =
+    !(status instanceof Error) && status.unprocessed_events + status.unreconciled_payments === 0;
+  say(
+    `new worker ${caughtUp ? 'caught up' : 'not caught up'} ${seconds(Date.now() - lastSend)} s after the last delivery`,
+  );
 
   const pool = new pg.Pool({ connectionString: database.connectionString, max: 2 });
   const failures = await checkAfterUpgrade(pool, load, status).finally(() => pool.end());
