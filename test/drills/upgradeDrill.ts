@@ -163,9 +163,9 @@ async function drill(database: { connectionString: string }, previousDir: string
       errorLines.push(`${tally.label} ${errors.length} (first: ${String(errors[0]?.msg)})`);
   }
   if (errorLines.length > 0) failures.push(`error log lines: ${errorLines.join('; ')}`);
-  const scan = await scanLogs(LOG_DIR);
-  failures.push(...scan.problems);
-  return { load, newMigrations, failures, logLines: scan.lines };
+  const logScan = await scanLogs(LOG_DIR);
+  failures.push(...logScan.problems);
+  return { load, newMigrations, failures, logScan };
 }
 
 async function main() {
@@ -191,26 +191,32 @@ async function main() {
     say(`previous release checked out in ${path.relative(REPO, previousDir)}: ${installed}`);
     database = await startEmbeddedPostgres(dataDir, createLogger('warn'));
     say('one embedded Postgres started');
-    const { load, newMigrations, failures, logLines } = await drill(database, previousDir, previous);
+    const { load, newMigrations, failures, logScan } = await drill(database, previousDir, previous);
     const answers = [...load.answers].map(([answer, n]) => `${n} × ${answer}`).join(', ');
     const serverErrors = [...load.answers]
       .filter(([a]) => a.startsWith('5'))
       .reduce((sum, [, n]) => sum + n, 0);
+    const line = (label: string, value: string | number) => `  ${label.padEnd(28)} ${value}\n`;
     process.stdout.write(
-      `\nupgrade drill summary (${previous.version} at ${previous.commit.slice(0, 7)} -> ${currentVersion} at ${head})\n` +
-        `  deliveries sent         ${load.sent()} (${load.distinctEvents().size} distinct events, ${load.payments.size} payments)\n` +
-        `  answers                 ${answers}\n` +
-        `  5xx answers             ${serverErrors}\n` +
-        `  migrations by new release ${newMigrations.length}\n`,
+      `\nupgrade drill summary: ${previous.version} (${previous.commit.slice(0, 7)}) to ${currentVersion} (${head})\n` +
+        line('deliveries sent', load.sent()) +
+        line('distinct events, payments', `${load.distinctEvents().size}, ${load.payments.size}`) +
+        line('answers', answers) +
+        line('5xx answers', serverErrors) +
+        line('migrations by new release', newMigrations.length) +
+        line('log lines scanned, leaks', `${logScan.lines}, ${logScan.problems.length}`) +
+        line('duration', `${seconds(Date.now() - started)} s`) +
+        '  acknowledgement times by stage:\n',
     );
     for (const [phase, stats] of load.phases) {
       const { p50, p99, max } = percentiles(stats.latenciesMs);
       process.stdout.write(
-        `  ${phase.padEnd(28)} ${String(stats.sent).padStart(5)} sent, p50 ${p50} ms, p99 ${p99} ms, max ${max} ms\n`,
+        line(
+          `  ${phase}`,
+          `${String(stats.sent).padStart(5)} sent, p50 ${p50} ms, p99 ${p99} ms, max ${max} ms`,
+        ),
       );
     }
-    process.stdout.write(`  log lines scanned       ${logLines} (no secret, no card number)\n`);
-    process.stdout.write(`  duration                ${seconds(Date.now() - started)} s\n`);
     if (failures.length > 0) {
       process.stdout.write(`FAILED:\n${failures.map((failure) => `  - ${failure}`).join('\n')}\n`);
       process.exitCode = 1;
