@@ -5,21 +5,14 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, serve } from '../../src/api/serve.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import { routerRoutes } from '../helpers/routes.ts';
 import { launchChromium, signInWithBrowser, watchProblems } from './browser.ts';
 import { ACCOUNT, seedConsoleLists } from './listSeed.ts';
 
 const ARTIFACTS = path.join(import.meta.dirname, '..', '..', '.test-artifacts', 'console', 'widths');
 
-// Pages of the console's router that list nothing: the sign-in form and the payment search box (a redirect).
-const NOT_LISTS = ['/console/sign-in', '/console/payments'];
-
-/** Every list page the console's router has: its GET routes without a path parameter. */
-const listPagesOf = (app: TestApp['app']) =>
-  routerRoutes(app)
-    .filter((route) => route.startsWith('GET /console') && !route.includes(':'))
-    .map((route) => route.slice('GET '.length).replace(/(.)\/$/, '$1'))
-    .filter((listPath) => !NOT_LISTS.includes(listPath));
+/** Every list page of the console: the pages its navigation links to, each once. */
+const listPagesOf = (page: Page) =>
+  page.$$eval('nav a', (links) => [...new Set(links.map((link) => new URL(link.href).pathname))]);
 
 const WIDTHS = [
   { name: 'laptop', width: 1280, height: 900 },
@@ -84,7 +77,6 @@ let problems: string[];
 beforeAll(async () => {
   t = await startTestApp({ worker: true });
   await seedConsoleLists(t);
-  listPages = listPagesOf(t.app);
   server = await serve(t.app, 0);
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' ? address?.port : address}`;
@@ -93,6 +85,8 @@ beforeAll(async () => {
   page = await browser.newPage();
   problems = watchProblems(page);
   await signInWithBrowser(page, base, API_TOKEN);
+  await page.goto(`${base}/console`);
+  listPages = await listPagesOf(page);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
