@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.ts';
@@ -6,7 +7,8 @@ import { openApiDocument } from '../../src/api/openapi/document.ts';
 import { routes } from '../../src/api/routes/index.ts';
 import { FINDING_ORDERS } from '../../src/findings/queries.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import { answered, responseProblem } from '../helpers/responseCheck.ts';
+import { answered, checkResponses, responseProblem } from '../helpers/responseCheck.ts';
+import { takeResponseProblems } from '../helpers/responseProblems.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -104,6 +106,17 @@ describe('the response check every API test runs', () => {
     expect(responseProblem('GET', '/api/findings/fnd_1', finding, route('/api/findings/{id}'))).toMatch(
       /breaks the declaration at \/data/,
     );
+  });
+
+  it('fails the test whose app answers from a route mounted beside the declarations', async () => {
+    // The hook as the test apps install it, before a route mounted by hand rather than declared.
+    const app = express();
+    app.use(checkResponses);
+    app.get('/api/secret', (_req, res) => res.json({ secret: true }));
+    await request(app).get('/api/secret').expect(200);
+    expect(takeResponseProblems()).toEqual([
+      'GET /api/secret → 200: no declared route answered, yet it was not refused',
+    ]);
   });
 
   it('refuses an answer no declared route gave unless it is a refusal', () => {
