@@ -6,8 +6,9 @@ export default defineConfig({
     // The benchmarks, run small, are `npm run test:bench` (vitest.bench.config.ts): they check no correctness.
     exclude: [...configDefaults.exclude, 'test/bench/**'],
     globalSetup: ['test/helpers/globalSetup.ts'],
-    // The start-up every process does (startup.ts), then a check of every API response against the OpenAPI document.
-    setupFiles: ['test/helpers/startup.ts', 'test/helpers/contractSetup.ts'],
+    // The start-up every process does (startup.ts), then the failure of a test whose app answered outside a
+    // route's declaration (test apps check every answer: helpers/responseCheck.ts).
+    setupFiles: ['test/helpers/startup.ts', 'test/helpers/responseCheckSetup.ts'],
     pool: 'forks',
     // Test files mostly wait on Postgres, spawned processes and short polls, not on the CPU: four at a time
     // take npm test from about 4 to about 2 minutes on two cores. Each file has its own cloned database.

@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.drill.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
-    setupFiles: ['test/helpers/startup.ts', 'test/helpers/contractSetup.ts'],
+    setupFiles: ['test/helpers/startup.ts', 'test/helpers/responseCheckSetup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

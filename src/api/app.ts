@@ -6,30 +6,17 @@ import {
   keepWebhookError,
   readWebhookBody,
   type WebhookHandler,
-  webhookRoutes,
 } from '../ingest/route.ts';
 import { consoleRoutes, sendFavicon } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';
-import { healthRoutes } from './health.ts';
-import { answerMetrics } from './metricsRoutes.ts';
-import { openApiRoutes } from './openapi/routes.ts';
-import { requireApiToken, requireMetricsToken } from './routes/auth.ts';
-import { bankStatementRoutes } from './routes/bankStatements.ts';
-import { declineRoutes } from './routes/declines.ts';
-import { disputeRoutes } from './routes/disputes.ts';
-import { eventRoutes } from './routes/events.ts';
-import { findingAuditTrailRoutes } from './routes/findingAuditTrail.ts';
-import { findingRoutes } from './routes/findings.ts';
-import { jobRoutes } from './routes/jobs.ts';
-import { opsSignalRoutes } from './routes/opsSignals.ts';
+import { metricsRoute } from './metricsRoutes.ts';
+import { openApiDocument } from './openapi/document.ts';
+import { viewerHeaders } from './openapi/routes.ts';
+import { requireApiToken } from './routes/auth.ts';
+import { routes } from './routes/index.ts';
+import { mountRoutes } from './routes/mountRoutes.ts';
 import { parseQueryString } from './routes/params.ts';
-import { paymentRoutes } from './routes/payments.ts';
-import { payoutRoutes } from './routes/payouts.ts';
-import { periodCloseRoutes } from './routes/periodCloses.ts';
-import { periodRoutes } from './routes/periods.ts';
-import { reportRoutes } from './routes/reports.ts';
-import { statusRoutes } from './routes/status.ts';
 import { apiTokensFrom } from './tokens.ts';
 
 /**
@@ -53,35 +40,19 @@ export function createApp(
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', parseQueryString);
-  app.use(webhookRoutes(handleWebhook));
-  app.use(healthRoutes(deps));
+  // Test-only: the suite's check of every answer against the route that gave it.
+  if (deps.checkResponses) app.use(deps.checkResponses);
+  app.use('/api', apiSecurityHeaders);
+  app.use('/api/docs', viewerHeaders);
   const tokens = apiTokensFrom(deps.config);
   // With METRICS_PORT set, /metrics is served there only (api/metricsRoutes.ts) and is a 404 here.
-  if (deps.config.METRICS_PORT === undefined)
-    app.get('/metrics', requireMetricsToken(tokens), answerMetrics(deps.metrics));
+  const served = deps.config.METRICS_PORT === undefined ? routes : routes.filter((r) => r !== metricsRoute);
+  mountRoutes(app, served, { ...deps, tokens, handleWebhook, openApiDocument });
   app.get('/', (_req, res) => res.redirect(302, '/console'));
   app.get('/favicon.ico', sendFavicon);
   app.use('/console', consoleRoutes(deps, tokens));
-  app.use(
-    '/api',
-    apiSecurityHeaders,
-    openApiRoutes(),
-    requireApiToken(tokens),
-    statusRoutes(deps),
-    eventRoutes(deps),
-    paymentRoutes(deps),
-    payoutRoutes(deps),
-    findingAuditTrailRoutes(deps),
-    findingRoutes(deps),
-    opsSignalRoutes(deps),
-    disputeRoutes(deps),
-    declineRoutes(deps),
-    reportRoutes(deps),
-    periodRoutes(deps),
-    periodCloseRoutes(deps),
-    jobRoutes(deps),
-    bankStatementRoutes(deps),
-  );
+  // A path under /api that no route has: refused as every route would be without a token, then not found.
+  app.use('/api', requireApiToken(tokens));
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

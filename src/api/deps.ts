@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
@@ -16,4 +17,9 @@ export type AppDeps = {
   now: () => Date;
   /** The upload size and time budget of POST /api/bank-statements; unset, statement.ts's (tests make them small). */
   statementLimits?: { maxBytes?: number; parseBudgetMs?: number };
+  /**
+   * Test-only: runs first on every request, so the test suite can check each answer against the declaration
+   * of the route that gave it (`declaredRouteOf`). Never set by a process.
+   */
+  checkResponses?: RequestHandler;
 };

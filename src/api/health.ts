@@ -1,19 +1,35 @@
-import express, { type Router } from 'express';
-import type { AppDeps } from './deps.ts';
+import { z } from 'zod';
 import { errorBody } from './errors.ts';
+import { ok, refused, route } from './routes/route.ts';
 
-export function healthRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/healthz', (_req, res) => {
+export const liveRoute = route({
+  method: 'get',
+  path: '/healthz',
+  tag: 'Health',
+  auth: 'none',
+  summary: 'The process is up',
+  answers: ok('Up.', z.strictObject({ status: z.literal('ok') })),
+  handler: () => (_req, res) => {
     res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
+  },
+});
+
+export const readyRoute = route({
+  method: 'get',
+  path: '/readyz',
+  tag: 'Health',
+  auth: 'none',
+  summary: 'The database is reachable',
+  answers: {
+    ...ok('Ready.', z.strictObject({ status: z.literal('ready') })),
+    503: refused('The database is not reachable.'),
+  },
+  handler: (deps) => async (_req, res) => {
     const reachable = await deps.pool.query('select 1').then(
       () => true,
       () => false,
     );
     if (reachable) res.json({ status: 'ready' });
     else res.status(503).json(errorBody('database_unreachable', 'database is not reachable'));
-  });
-  return router;
-}
+  },
+});

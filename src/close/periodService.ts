@@ -8,10 +8,14 @@ import { findFirstActivityPeriod, nextPeriod, PERIOD, periodOf } from './periods
 
 export class PeriodError extends Error {}
 
+/** Why a period named from outside is not `YYYY-MM`, naming it (its first 20 characters). */
+export function malformedPeriod(period: string): string {
+  return `period: must be a month as YYYY-MM, got "${period.slice(0, 20)}"`;
+}
+
 /** Checks a period named from outside: `YYYY-MM`, not before the earliest activity, not after this month. */
 export async function checkPeriod(pool: Pool, period: string, config: Config, now: Date): Promise<string> {
-  if (!PERIOD.test(period))
-    throw new PeriodError(`period: must be a month as YYYY-MM, got "${period.slice(0, 20)}"`);
+  if (!PERIOD.test(period)) throw new PeriodError(malformedPeriod(period));
   const first = await findFirstActivityPeriod(pool, config.BUSINESS_TIME_ZONE);
   if (first === null || period < first)
     throw new PeriodError(

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import { businessDate } from '../domain/days.ts';
 
 /** A period is a calendar month, `YYYY-MM`, in BUSINESS_TIME_ZONE. */
-export const PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
+export const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 export function nextPeriod(period: string): string {
   const [year, month] = period.split('-').map(Number) as [number, number];

@@ -1,4 +1,6 @@
-export type Severity = 'info' | 'warning' | 'error';
+/** How much a finding matters, least first. */
+export const SEVERITIES = ['info', 'warning', 'error'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 /**
  * Every finding code, exactly the codes of the finding table in docs/findings.md (a contract: a code is added

@@ -1,4 +1,6 @@
-export type FindingStatus = 'open' | 'acknowledged' | 'accepted' | 'resolved';
+/** A finding's place in its workflow: people acknowledge and accept; the data resolves. */
+export const FINDING_STATUSES = ['open', 'acknowledged', 'accepted', 'resolved'] as const;
+export type FindingStatus = (typeof FINDING_STATUSES)[number];
 export type WorkflowAction = 'acknowledge' | 'accept' | 'reopen' | 'note';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Router } from 'express';
+import express from 'express';
 import type { Counter, Histogram } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
@@ -118,13 +118,6 @@ export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
       deps.log.warn({ eventId: event.eventId }, 'event id redelivered with a different body');
     answer(res, 200, { received: true, event_id: event.eventId, duplicate: outcome === 'duplicate' });
   });
-}
-
-/** `POST /webhooks` in Express: the path tests drive with supertest, and every variant the listener passes on. */
-export function webhookRoutes(handleWebhook: WebhookHandler): Router {
-  const router = express.Router();
-  router.post('/webhooks', readWebhookBody, handleWebhook);
-  return router;
 }
 
 // What Express's req.get returns for these names: Node joins a repeated header into one string (only

@@ -15,6 +15,7 @@ import type { JobDefinition } from '../../src/queue/job.ts';
 import { createQueues } from '../../src/queue/job.ts';
 import { startWorkers } from '../../src/queue/workers.ts';
 import { createTestDatabase } from './database.ts';
+import { checkResponses } from './responseCheck.ts';
 
 export const SECRETS = [
   'whsec_current_0123456789_abcdefghij',
@@ -89,6 +90,7 @@ export async function startTestApp(
     jobs,
     now,
     statementLimits: options.statementLimits,
+    checkResponses,
   });
   const workerJobs = jobs.filter((job) => !options.workerJobs || options.workerJobs.includes(job.name));
   // Deliveries are projected by a loop that claims them from the raw log, named `process-event` like a queue.

@@ -7,7 +7,7 @@ import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 
 // Every GET operation's query parameters, each sent empty (`?name=`). The document's own schema for the
 // parameter says whether an empty value is allowed: if it is, the answer is the one without the parameter;
-// if not, a 400 naming it. contractSetup checks every answer's status and body against the document too.
+// if not, a 400 naming it. The response check (helpers/responseCheck.ts) holds every answer to its route too.
 
 type Parameter = {
   name: string;

@@ -4,10 +4,10 @@ import { changeFindingsByFilter, WorkflowError } from '../../findings/changeFind
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { requireRoleFor } from '../routes/auth.ts';
+import { requireRole } from '../routes/auth.ts';
+import { findingFilterOf } from '../routes/findingFilter.ts';
 import { applyFindingChange, findingIdOf } from '../routes/findings.ts';
 import { freeText, oneOf, parseQuery } from '../routes/params.ts';
-import { findingFilterOf } from './pages.ts';
 import { requireCsrfToken } from './session.ts';
 
 const ACTION_OF_FORM = new Map<string, WorkflowAction>([
@@ -27,7 +27,7 @@ export function findingActions(deps: AppDeps): Router {
   const guards: RequestHandler[] = [
     requireCsrfToken,
     (req, _res, next) => {
-      requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
+      requireRole('admin', req.principal as NonNullable<typeof req.principal>);
       next();
     },
   ];

@@ -5,7 +5,7 @@ import { findEvent, listDeliveries } from '../../ingest/deliveryReadQueries.ts';
 import { queueForProcessing } from '../../projection/eventQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { requireRoleFor } from '../routes/auth.ts';
+import { requireRole } from '../routes/auth.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { calendarDate, oneOf, parseQuery, parseRowId, text } from '../routes/params.ts';
 import { pageLinks, renderPage } from './render.ts';
@@ -49,7 +49,7 @@ export function deliveryPages(deps: AppDeps): Router {
   });
   // A failed (or not yet processed) delivery goes back to the worker; a processed one is already in the projections.
   router.post('/deliveries/:id/reprocess', requireCsrfToken, async (req, res) => {
-    requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
+    requireRole('admin', req.principal as NonNullable<typeof req.principal>);
     const delivery = await findEvent(deps.pool, { rowId: deliveryIdOf(req.params.id as string) });
     if (!delivery) throw new HttpError(404, 'resource_not_found', 'no delivery with that id');
     if (delivery.status !== 'failed' && delivery.status !== 'received')

@@ -1,5 +1,4 @@
 import express, { type Router } from 'express';
-import { z } from 'zod';
 import { listAchReturns } from '../../findings/queries.ts';
 import { listAlerts } from '../../ops/queries.ts';
 import { listDisputes } from '../../projection/readQueries.ts';
@@ -10,16 +9,12 @@ import type { Report } from '../../reports/reportSections.ts';
 import { reportId } from '../../reports/saveReport.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import { disputesQuery } from '../routes/disputes.ts';
+import { achReturnFilterOf, achReturnsQuery, alertsQuery } from '../routes/opsSignals.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
-import { oneOf, parseQuery, parseRowId, text } from '../routes/params.ts';
+import { parseQuery, parseRowId } from '../routes/params.ts';
+import { reportsQuery } from '../routes/reports.ts';
 import { pageLinks, renderPage } from './render.ts';
-
-const alertsQuery = z.object({
-  status: oneOf(['pending', 'sent', 'failed', 'logged']).optional(),
-  kind: text().optional(),
-});
-const accountQuery = z.object({ account_id: text().optional(), status: text().optional() });
-const reportsQuery = z.object({ kind: oneOf(['daily', 'fee-configurations']).optional() });
 
 /** Alerts, ACH returns, disputes and reports: the API's lists, for reading, with its cursors. */
 export function opsPages(deps: AppDeps): Router {
@@ -31,14 +26,14 @@ export function opsPages(deps: AppDeps): Router {
     renderPage(req, res, 'alerts', { alerts: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/ach-returns', async (req, res) => {
-    const query = parseQuery(accountQuery, req.query);
+    const query = parseQuery(achReturnsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listAchReturns(deps.pool, { accountId: query.account_id }, page);
+    const rows = await listAchReturns(deps.pool, achReturnFilterOf(query), page);
     const { data, pageInfo } = paginate(rows, page);
     renderPage(req, res, 'achReturns', { returns: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/disputes', async (req, res) => {
-    const query = parseQuery(accountQuery, req.query);
+    const query = parseQuery(disputesQuery, req.query);
     const page = pageFromQuery(req.query);
     const rows = await listDisputes(deps.pool, { status: query.status, accountId: query.account_id }, page);
     const { data, pageInfo } = paginate(rows, page);

@@ -1,8 +1,8 @@
 import express, { type Request, type Router } from 'express';
 import { z } from 'zod';
-import { dayRange } from '../../domain/days.ts';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
-import { FINDING_ORDERS, type FindingFilter, listFindings } from '../../findings/queries.ts';
+import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
+import { FINDING_STATUSES } from '../../findings/workflow.ts';
 import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
 import { readOverview } from '../../ops/overviewQueries.ts';
 import { countJobsByQueue } from '../../queue/jobCounts.ts';
@@ -10,35 +10,11 @@ import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts
 import { sumOpenFindings } from '../../reports/findingQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { FINDING_STATUSES, findingIdOf, findingWithHistory } from '../routes/findings.ts';
+import { findingFilterOf, findingFilterQuery } from '../routes/findingFilter.ts';
+import { findingIdOf, findingWithHistory } from '../routes/findings.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
-import { calendarDate, oneOf, parseQuery, text } from '../routes/params.ts';
+import { oneOf, parseQuery, text } from '../routes/params.ts';
 import { pageLinks, renderPage } from './render.ts';
-
-export const findingFilterQuery = z.object({
-  code: text().optional(),
-  status: oneOf(FINDING_STATUSES).optional(),
-  account_id: text().optional(),
-  currency: text().optional(),
-  from: calendarDate().optional(),
-  to: calendarDate().optional(),
-});
-
-/** The findings filter of a console query or form: dates are whole UTC days, `to` included. */
-export function findingFilterOf(input: unknown): {
-  filter: FindingFilter;
-  query: z.output<typeof findingFilterQuery>;
-} {
-  const query = parseQuery(findingFilterQuery, input);
-  const filter: FindingFilter = {
-    code: query.code,
-    status: query.status,
-    accountId: query.account_id,
-    currency: query.currency,
-    ...dayRange(query.from, query.to),
-  };
-  return { filter, query };
-}
 
 /** The console's overview, findings list and one finding with its workflow. */
 export function findingPages(deps: AppDeps): Router {

@@ -5,7 +5,7 @@ import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { servePeriod } from '../../close/periodService.ts';
 import type { AppDeps } from '../deps.ts';
-import { requireRoleFor } from '../routes/auth.ts';
+import { requireRole } from '../routes/auth.ts';
 import { freeText, parseQuery, undecodablePathParam } from '../routes/params.ts';
 import { changePeriodState } from '../routes/periodCloses.ts';
 import { checkedPeriod, closeStateOf, journalQuery, sendJournal, sendPeriodFile } from '../routes/periods.ts';
@@ -56,7 +56,7 @@ export function periodPages(deps: AppDeps): Router {
   const guards: RequestHandler[] = [
     requireCsrfToken,
     (req, _res, next) => {
-      requireRoleFor(req.method, req.principal as NonNullable<typeof req.principal>);
+      requireRole('admin', req.principal as NonNullable<typeof req.principal>);
       next();
     },
   ];

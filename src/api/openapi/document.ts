@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { type Answer, type Operation, operations } from './operations.ts';
+import { routes } from '../routes/index.ts';
+import { keyPageQuery } from '../routes/keyPagination.ts';
+import { pageQuery } from '../routes/pagination.ts';
+import type { Answer, Route } from '../routes/route.ts';
 import { components, errorSchema } from './responses.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -63,10 +66,17 @@ function parameters(place: 'query' | 'path' | 'header', schema: z.ZodObject | un
   });
 }
 
+/** The query parameters of a route: its own, then its page's. */
+function queryOf(route: Route): z.ZodObject | undefined {
+  const paging = { rows: pageQuery, keys: keyPageQuery, none: undefined }[route.paging ?? 'none'];
+  if (!paging) return route.query;
+  return z.object({ ...route.query?.shape, ...paging.shape });
+}
+
 /** The refusals every route of its kind can answer, beside the route's own answers. */
-function commonAnswers(operation: Operation): Record<number, Answer> {
+function commonAnswers(operation: Route): Record<number, Answer> {
   const answers: Record<number, Answer> = {};
-  if (operation.query || operation.params)
+  if (operation.query || operation.paging || operation.params)
     answers[400] = error(
       'A parameter is malformed: the message names it (`invalid_parameter`, `invalid_cursor`).',
     );
@@ -95,7 +105,8 @@ function commonAnswers(operation: Operation): Record<number, Answer> {
   return answers;
 }
 
-function responses(operation: Operation) {
+/** Every answer a route can give: its own, and those of its kind, as the document states them. */
+export function declaredAnswers(operation: Route): Record<number, Answer> {
   const all = { ...commonAnswers(operation) };
   for (const [status, answer] of Object.entries(operation.answers)) {
     const common = all[Number(status)];
@@ -104,6 +115,11 @@ function responses(operation: Operation) {
       ? { ...answer, description: `${answer.description} ${common.description}` }
       : answer;
   }
+  return all;
+}
+
+function responses(operation: Route) {
+  const all = declaredAnswers(operation);
   return Object.fromEntries(
     Object.entries(all).map(([status, answer]) => [
       status,
@@ -122,7 +138,7 @@ function responses(operation: Operation) {
   );
 }
 
-function operationObject(operation: Operation) {
+function operationObject(operation: Route) {
   const body = operation.body;
   return {
     tags: [operation.tag],
@@ -132,7 +148,7 @@ function operationObject(operation: Operation) {
     security: operation.auth === 'none' ? [] : [{ apiToken: [] }],
     parameters: [
       ...parameters('path', operation.params),
-      ...parameters('query', operation.query),
+      ...parameters('query', queryOf(operation)),
       ...parameters('header', operation.headers),
     ],
     ...(body && {
@@ -150,7 +166,7 @@ function operationObject(operation: Operation) {
   };
 }
 
-function buildDocument() {
+function buildDocument(operations: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {
     paths[operation.path] = { ...paths[operation.path], [operation.method]: operationObject(operation) };
@@ -181,8 +197,8 @@ export type OpenApiDocument = ReturnType<typeof buildDocument>;
 
 let built: OpenApiDocument | null = null;
 
-/** The OpenAPI 3.1 document of `/api`, `/webhooks` and the health checks, built once from the route schemas. */
+/** The OpenAPI 3.1 document of `/api`, `/webhooks` and the health checks, built once from their declarations. */
 export function openApiDocument(): OpenApiDocument {
-  built ??= buildDocument();
+  built ??= buildDocument(routes);
   return built;
 }

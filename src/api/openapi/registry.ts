@@ -6,10 +6,24 @@ import { z } from 'zod';
  * Objects whose every field is listed are strict (a new field fails the suite until it is described);
  * objects read from stored provider data are open, with the fields a client relies on required.
  */
-export const components = z.registry<{ id?: string; title?: string; description?: string }>();
+export const components = z.registry<{
+  id?: string;
+  title?: string;
+  description?: string;
+  enum?: string[];
+}>();
 
 export const named = <Schema extends z.ZodType>(id: string, description: string, schema: Schema): Schema => {
   components.add(schema, { id, description });
+  return schema;
+};
+
+/** A schema the document states more narrowly than it parses (a job name: the app checks its own job list). */
+export const documentedAs = <Schema extends z.ZodType>(
+  schema: Schema,
+  narrower: { enum: string[] },
+): Schema => {
+  components.add(schema, narrower);
   return schema;
 };
 

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { FINDING_STATUSES } from '../routes/findings.ts';
+import { FINDING_ID } from '../../findings/findingId.ts';
+import { FINDING_CODES, SEVERITIES } from '../../findings/findings.ts';
+import { FINDING_STATUSES } from '../../findings/workflow.ts';
 import { cents, count, named, timestamp } from './registry.ts';
 
 export const findingSchema = named(
   'Finding',
   'A discrepancy Tally found. `at_stake` is integer cents in `currency`, null when no money is measured.',
   z.strictObject({
-    id: z.string().regex(/^fnd_\d+$/),
-    code: z.string(),
-    severity: z.enum(['info', 'warning', 'error']),
+    id: z.string().regex(FINDING_ID),
+    code: z.enum(FINDING_CODES),
+    severity: z.enum(SEVERITIES),
     status: z.enum(FINDING_STATUSES),
     subject_type: z.string(),
     subject_id: z.string(),
@@ -219,7 +221,7 @@ export const achReturnSchema = named(
   'AchReturn',
   'An ACH return (the `ach_return` finding of a payment): its code, what it means, and whether it came late.',
   z.strictObject({
-    id: z.string().regex(/^fnd_\d+$/),
+    id: z.string().regex(FINDING_ID),
     payment_id: text(),
     account_id: optionalText(),
     currency: optionalText(),

@@ -79,6 +79,7 @@ export const statusSchema = named(
   }),
 );
 
-export { components } from './registry.ts';
+export * from './periodSchemas.ts';
+export { components, documentedAs } from './registry.ts';
 export * from './reportAndStatementSchemas.ts';
 export * from './resources.ts';

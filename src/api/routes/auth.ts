@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../errors.ts';
 import type { ApiTokens, Principal } from '../tokens.ts';
+import type { Role } from './route.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -8,8 +9,6 @@ declare module 'express-serve-static-core' {
     principal?: Principal;
   }
 }
-
-const READING = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Who the bearer token belongs to; 401 when it is missing or unknown. */
 function authenticate(tokens: ApiTokens, req: Request): Principal {
@@ -20,18 +19,26 @@ function authenticate(tokens: ApiTokens, req: Request): Principal {
 }
 
 /**
- * Bearer token on every /api/* route; with no token configured the API is off, never open. A `read` token
- * reads everything and is refused (403) on every change: jobs, the finding workflow, anything not a read. A
- * `metrics` token is refused (403) everywhere here: it reads GET /metrics only.
+ * A bearer token on /api/*; with no token configured the API is off, never open. Each route adds the role
+ * it declares (`requireApiRole`); mounted alone after the routes, this answers a path no route has.
  */
 export function requireApiToken(tokens: ApiTokens): RequestHandler {
   return (req, _res, next) => {
     if (!tokens.configured)
       throw new HttpError(404, 'api_disabled', 'the API is disabled: set API_TOKEN or API_TOKENS');
-    const principal = authenticate(tokens, req);
-    req.principal = principal;
-    requireRoleFor(req.method, principal);
+    req.principal = authenticate(tokens, req);
     next();
+  };
+}
+
+/** A route of the API that declares `read` or `admin`: a token, then its role. */
+export function requireApiRole(tokens: ApiTokens, role: 'read' | 'admin'): RequestHandler {
+  const token = requireApiToken(tokens);
+  return (req, res, next) => {
+    token(req, res, () => {
+      requireRole(role, req.principal as Principal);
+      next();
+    });
   };
 }
 
@@ -49,15 +56,15 @@ export function requireMetricsToken(tokens: ApiTokens): RequestHandler {
   };
 }
 
-/** Reads need an API role (admin or read); changes need an admin token. */
-export function requireRoleFor(method: string, principal: Principal): void {
+/** `read` needs an API role (admin or read); `admin` needs an admin token. A metrics token reads neither. */
+export function requireRole(role: Exclude<Role, 'none' | 'metrics'>, principal: Principal): void {
   if (principal.role === 'metrics')
     throw new HttpError(
       403,
       'forbidden',
       `token ${principal.name} is a metrics token: it reads GET /metrics only`,
     );
-  if (!READING.has(method) && principal.role !== 'admin')
+  if (role === 'admin' && principal.role !== 'admin')
     throw new HttpError(
       403,
       'forbidden',

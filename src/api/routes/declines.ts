@@ -1,12 +1,13 @@
-import express, { type Router } from 'express';
 import { z } from 'zod';
 import { presentDecline } from '../../declines/presentDecline.ts';
 import { listDeclines } from '../../declines/queries.ts';
 import { RETRY_ADVICE } from '../../domain/declines.ts';
 import type { AppDeps } from '../deps.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
 import { calendarDate, oneOf, parseQuery, text } from './params.ts';
+import { ok, route } from './route.ts';
 
 const SINCE_PROBLEM = 'must be a date (YYYY-MM-DD) or a timestamp with its offset (ISO 8601)';
 const sinceForms = z.union([calendarDate(), z.iso.datetime({ offset: true })]);
@@ -31,25 +32,35 @@ export const declinesQuery = z.object({
   since: sinceParam().optional(),
 });
 
-/** The declines a request's query selects, one page of them: shared by the API and the console's page. */
+/** The filter of a parsed declines query. */
+function declineFilterOf(query: z.output<typeof declinesQuery>) {
+  return { advice: query.advice, network: query.network, accountId: query.account_id, since: query.since };
+}
+
+/** The declines a console request's query selects, one page of them. */
 export async function listDeclinesOfRequest(deps: AppDeps, requestQuery: Record<string, unknown>) {
   const query = parseQuery(declinesQuery, requestQuery);
   const page = pageFromQuery(requestQuery);
-  const filter = {
-    advice: query.advice,
-    network: query.network,
-    accountId: query.account_id,
-    since: query.since,
-  };
-  return paginate(await listDeclines(deps.pool, filter, page), page);
+  return paginate(await listDeclines(deps.pool, declineFilterOf(query), page), page);
 }
 
 /** GET /api/declines?advice=&network=&account_id=&since=, newest first, in the provider's list envelope. */
-export function declineRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/declines', async (req, res) => {
-    const { data, pageInfo } = await listDeclinesOfRequest(deps, req.query);
-    res.json(list(data.map(presentDecline), pageInfo));
-  });
-  return router;
-}
+export const declinesRoute = route({
+  method: 'get',
+  path: '/api/declines',
+  tag: 'Payments',
+  auth: 'read',
+  summary: 'Declined payments, newest first',
+  query: declinesQuery,
+  paging: 'rows',
+  answers: ok(
+    'A page.',
+    schemas.page('DeclinePage', schemas.declineSchema, 'Declined payments, newest first'),
+  ),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const { data, pageInfo } = paginate(await listDeclines(deps.pool, declineFilterOf(query), page), page);
+      res.json(list(data.map(presentDecline), pageInfo));
+    },
+});

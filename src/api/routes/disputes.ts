@@ -1,27 +1,34 @@
-import express, { type Router } from 'express';
 import { z } from 'zod';
 import { listDisputes } from '../../projection/readQueries.ts';
-import type { AppDeps } from '../deps.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
-import { pageFromQuery, paginate } from './pagination.ts';
-import { parseQuery, text } from './params.ts';
+import { paginate } from './pagination.ts';
+import { text } from './params.ts';
+import { ok, route } from './route.ts';
 
 // Statuses stay free text: the provider's are kept verbatim, including ones the seed does not name.
 export const disputesQuery = z.object({ status: text().optional(), account_id: text().optional() });
 
 /** GET /api/disputes?status=&account_id=, newest first, in the provider's list envelope. */
-export function disputeRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/disputes', async (req, res) => {
-    const { status, account_id: accountId } = parseQuery(disputesQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listDisputes(deps.pool, { status, accountId }, page), page);
-    res.json(
-      list(
-        data.map(({ dispute_id: disputeId, ...row }) => ({ ...row, id: disputeId })),
-        pageInfo,
-      ),
-    );
-  });
-  return router;
-}
+export const disputesRoute = route({
+  method: 'get',
+  path: '/api/disputes',
+  tag: 'Payments',
+  auth: 'read',
+  summary: 'Disputes, newest first',
+  query: disputesQuery,
+  paging: 'rows',
+  answers: ok('A page.', schemas.page('DisputePage', schemas.disputeSchema, 'Disputes, newest first')),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const { status, account_id: accountId } = query;
+      const { data, pageInfo } = paginate(await listDisputes(deps.pool, { status, accountId }, page), page);
+      res.json(
+        list(
+          data.map(({ dispute_id: disputeId, ...row }) => ({ ...row, id: disputeId })),
+          pageInfo,
+        ),
+      );
+    },
+});

@@ -1,94 +1,146 @@
-import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { Pool } from '../../db/pool.ts';
 import { changeFinding, WorkflowError } from '../../findings/changeFindings.ts';
+import { FINDING_ID, findingIdText } from '../../findings/findingId.ts';
 import { findFinding, listFindingHistory } from '../../findings/historyQueries.ts';
 import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
-import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
-import { pageFromQuery, paginate } from './pagination.ts';
-import { freeText, oneOf, parseQuery, parseRowId, text } from './params.ts';
-
-export const FINDING_STATUSES = ['open', 'acknowledged', 'accepted', 'resolved'] as const;
-
-export const findingsQuery = z.object({
-  code: text().optional(),
-  status: oneOf(FINDING_STATUSES).optional(),
-  subject_id: text().optional(),
-  account_id: text().optional(),
-  currency: text().optional(),
-  sort: oneOf(FINDING_ORDERS).optional(),
-});
+import { findingFilterFrom, findingFilterQuery } from './findingFilter.ts';
+import { paginate } from './pagination.ts';
+import { freeText, oneOf, parseRowId, refusedAs } from './params.ts';
+import { json, notFound, ok, refused, route } from './route.ts';
 
 // A note is free text: newlines and tabs are fine, other control characters and broken text are not.
 export const noteBody = z.object({
   note: freeText({ maxLength: 2000 }).optional(),
 });
 
+/** The note of a JSON body (`{"note": "…"}`, or none); anything else is 422 naming `note`. */
+export function noteOf(body: unknown): string | null {
+  const given = body ?? {};
+  const parsed = noteBody.safeParse(
+    typeof given === 'object' && given !== null && !Array.isArray(given) ? given : null,
+  );
+  if (!parsed.success)
+    throw new HttpError(422, 'invalid_parameter', 'note: must be text (body {"note": "…"})');
+  return parsed.data.note || null;
+}
+
 // The contract's path words: notes are added to `/notes`.
-export const ACTION_OF_PATH = new Map<string, WorkflowAction>([
+const ACTION_OF_PATH = new Map<string, WorkflowAction>([
   ['acknowledge', 'acknowledge'],
   ['accept', 'accept'],
   ['reopen', 'reopen'],
   ['notes', 'note'],
 ]);
 
-export function findingRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/findings', async (req, res) => {
-    const query = parseQuery(findingsQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const filter = {
-      code: query.code,
-      status: query.status,
-      subjectId: query.subject_id,
-      accountId: query.account_id,
-      currency: query.currency,
-    };
-    const rows = await listFindings(deps.pool, filter, page, query.sort);
-    const { data, pageInfo } = paginate(rows, page);
-    res.json(list(data.map(presentFinding), pageInfo));
-  });
-  router.get('/findings/:id', async (req, res) => {
-    const id = findingIdOf(req.params.id);
-    const finding = await findingWithHistory(deps.pool, id);
-    res.json(single('finding', `fnd_${id}`, finding));
-  });
-  router.post('/findings/:id/:action', express.json({ limit: '16kb' }), async (req, res) => {
-    const action = ACTION_OF_PATH.get(req.params.action as string);
-    if (!action)
-      throw new HttpError(
-        404,
-        'resource_not_found',
-        `no such action; known: ${[...ACTION_OF_PATH.keys()].join(', ')}`,
-      );
-    const id = findingIdOf(req.params.id);
-    const body: unknown = req.body ?? {};
-    const parsed = noteBody.safeParse(
-      typeof body === 'object' && body !== null && !Array.isArray(body) ? body : null,
-    );
-    if (!parsed.success)
-      throw new HttpError(422, 'invalid_parameter', 'note: must be text (body {"note": "…"})');
-    const actor = req.principal?.name as string;
-    await applyFindingChange(deps.pool, id, {
-      action,
-      note: parsed.data.note || null,
-      actor,
-      at: deps.now(),
-    });
-    res.json(single('finding', `fnd_${id}`, await findingWithHistory(deps.pool, id)));
-  });
-  return router;
-}
+const noFinding = () => new HttpError(404, 'resource_not_found', 'no finding with that id');
+
+/** A `fnd_…` path id as its row id; anything else names no finding (404). */
+export const findingIdParam = refusedAs(
+  z
+    .string()
+    .regex(FINDING_ID)
+    .transform((value, context) => {
+      const id = parseRowId(value.slice('fnd_'.length));
+      if (id === null) context.addIssue({ code: 'custom', message: 'names no finding' });
+      return id ?? z.NEVER;
+    }),
+  noFinding,
+);
+
+const findingParams = z.object({ id: findingIdParam });
+const findingEnvelope = schemas.single(
+  'FindingEnvelope',
+  'finding',
+  schemas.findingWithHistorySchema,
+  'One finding.',
+);
+
+export const listFindingsRoute = route({
+  method: 'get',
+  path: '/api/findings',
+  tag: 'Findings',
+  auth: 'read',
+  summary: 'Findings, newest first (or by money at stake)',
+  description: '`from` and `to` are UTC days, both included, of when a finding was first seen.',
+  query: findingFilterQuery.extend({ sort: oneOf(FINDING_ORDERS).optional() }),
+  paging: 'rows',
+  answers: ok(
+    'A page of findings.',
+    schemas.page('FindingPage', schemas.findingSchema, 'A page of findings.'),
+  ),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const rows = await listFindings(deps.pool, findingFilterFrom(query), page, query.sort);
+      const { data, pageInfo } = paginate(rows, page);
+      res.json(list(data.map(presentFinding), pageInfo));
+    },
+});
+
+export const findingRoute = route({
+  method: 'get',
+  path: '/api/findings/{id}',
+  tag: 'Findings',
+  auth: 'read',
+  summary: 'A finding with its history',
+  params: findingParams,
+  answers: { ...ok('The finding.', findingEnvelope), ...notFound('finding') },
+  handler:
+    (deps) =>
+    async (_req, res, { params: { id } }) => {
+      const finding = await findingWithHistory(deps.pool, id);
+      res.json(single('finding', findingIdText(id), finding));
+    },
+});
+
+export const changeFindingRoute = route({
+  method: 'post',
+  path: '/api/findings/{id}/{action}',
+  tag: 'Findings',
+  auth: 'admin',
+  summary: 'Acknowledge, accept or reopen a finding, or add a note',
+  description:
+    '`accept` and `notes` need a note. Every change is kept in the history with its token and time.',
+  params: findingParams.extend({
+    action: refusedAs(
+      z.enum([...ACTION_OF_PATH.keys()] as [string, ...string[]]),
+      () =>
+        new HttpError(
+          404,
+          'resource_not_found',
+          `no such action; known: ${[...ACTION_OF_PATH.keys()].join(', ')}`,
+        ),
+    ),
+  }),
+  body: { required: false, content: json(noteBody), json: '16kb' },
+  answers: {
+    ...ok('The finding after the change.', findingEnvelope),
+    404: refused('No finding with that id, or no such action.'),
+    409: refused('The action does not apply to the finding’s status.'),
+    422: refused('The note is missing or is not text.'),
+  },
+  handler:
+    (deps) =>
+    async (req, res, { params }) => {
+      const action = ACTION_OF_PATH.get(params.action) as WorkflowAction;
+      const id = params.id;
+      const note = noteOf(req.body);
+      const actor = req.principal?.name as string;
+      await applyFindingChange(deps.pool, id, { action, note, actor, at: deps.now() });
+      res.json(single('finding', findingIdText(id), await findingWithHistory(deps.pool, id)));
+    },
+});
 
 /** The row id of a `fnd_…` path id; anything else names no finding (404). */
 export function findingIdOf(value: string | undefined): number {
-  const match = /^fnd_(\d+)$/.exec(value ?? '');
-  const id = match?.[1] === undefined ? null : parseRowId(match[1]);
-  if (id === null) throw new HttpError(404, 'resource_not_found', 'no finding with that id');
-  return id;
+  const parsed = findingIdParam.safeParse(value);
+  if (!parsed.success) throw noFinding();
+  return parsed.data;
 }
 
 /** A workflow change with its refusals as HTTP answers: 404 unknown, 409 not from this status, 422 no note. */
@@ -113,11 +165,11 @@ export async function applyFindingChange(
 
 export async function findingWithHistory(pool: Pool, id: number) {
   const finding = await findFinding(pool, id);
-  if (!finding) throw new HttpError(404, 'resource_not_found', 'no finding with that id');
+  if (!finding) throw noFinding();
   return { ...presentFinding(finding), history: await listFindingHistory(pool, id) };
 }
 
 /** The contract shape: ids are `fnd_`-prefixed like the provider's. */
 export function presentFinding(row: Record<string, unknown>) {
-  return { ...row, id: `fnd_${row.id}` };
+  return { ...row, id: findingIdText(row.id as number) };
 }

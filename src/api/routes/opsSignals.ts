@@ -1,11 +1,12 @@
-import express, { type Router } from 'express';
 import { z } from 'zod';
+import { findingIdText } from '../../findings/findingId.ts';
 import { listAchReturns } from '../../findings/queries.ts';
 import { listAlerts } from '../../ops/queries.ts';
-import type { AppDeps } from '../deps.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
-import { pageFromQuery, paginate } from './pagination.ts';
-import { booleanWord, oneOf, parseQuery, text } from './params.ts';
+import { paginate } from './pagination.ts';
+import { booleanWord, oneOf, text } from './params.ts';
+import { ok, route } from './route.ts';
 
 export const alertsQuery = z.object({
   status: oneOf(['pending', 'sent', 'failed', 'logged']).optional(),
@@ -20,32 +21,53 @@ export const achReturnsQuery = z.object({
   account_id: text().optional(),
 });
 
-/** GET /api/alerts and GET /api/ach-returns, in the provider's list envelope. */
-export function opsSignalRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/alerts', async (req, res) => {
-    const filter = parseQuery(alertsQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const rows = await listAlerts(deps.pool, filter, page);
-    const { data, pageInfo } = paginate(rows, page);
-    res.json(
-      list(
-        data.map((row) => ({ ...row, id: `alt_${row.id}` })),
-        pageInfo,
-      ),
-    );
-  });
-  router.get('/ach-returns', async (req, res) => {
-    const { account_id: accountId, ...rest } = parseQuery(achReturnsQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const filter = { ...rest, accountId };
-    const { data, pageInfo } = paginate(await listAchReturns(deps.pool, filter, page), page);
-    res.json(
-      list(
-        data.map((row) => ({ ...row, id: `fnd_${row.id}` })),
-        pageInfo,
-      ),
-    );
-  });
-  return router;
+/** The filter of a parsed ACH returns query. */
+export function achReturnFilterOf({ account_id: accountId, ...rest }: z.output<typeof achReturnsQuery>) {
+  return { ...rest, accountId };
 }
+
+export const alertsRoute = route({
+  method: 'get',
+  path: '/api/alerts',
+  tag: 'Operations',
+  auth: 'read',
+  summary: 'Ops alerts, newest first',
+  query: alertsQuery,
+  paging: 'rows',
+  answers: ok('A page.', schemas.page('AlertPage', schemas.alertSchema, 'Ops alerts, newest first')),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const rows = await listAlerts(deps.pool, query, page);
+      const { data, pageInfo } = paginate(rows, page);
+      res.json(
+        list(
+          data.map((row) => ({ ...row, id: `alt_${row.id}` })),
+          pageInfo,
+        ),
+      );
+    },
+});
+
+export const achReturnsRoute = route({
+  method: 'get',
+  path: '/api/ach-returns',
+  tag: 'Findings',
+  auth: 'read',
+  summary: 'ACH returns, newest first',
+  query: achReturnsQuery,
+  paging: 'rows',
+  answers: ok('A page.', schemas.page('AchReturnPage', schemas.achReturnSchema, 'ACH returns, newest first')),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const filter = achReturnFilterOf(query);
+      const { data, pageInfo } = paginate(await listAchReturns(deps.pool, filter, page), page);
+      res.json(
+        list(
+          data.map((row) => ({ ...row, id: findingIdText(row.id) })),
+          pageInfo,
+        ),
+      );
+    },
+});

@@ -88,10 +88,24 @@ export function parseParams<Schema extends z.ZodObject>(schema: Schema, params: 
   return parseInput(schema, params);
 }
 
+/**
+ * Path parameters whose malformed value is answered by the route's own refusal (404 for an id that names
+ * nothing) rather than 400 `invalid_parameter`.
+ */
+const refusals = new WeakMap<z.ZodType, (value: string) => HttpError>();
+
+export function refusedAs<Schema extends z.ZodType>(schema: Schema, refusal: (value: string) => HttpError) {
+  refusals.set(schema, refusal);
+  return schema;
+}
+
 function parseInput<Schema extends z.ZodObject>(schema: Schema, input: unknown): z.output<Schema> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const [first] = parsed.error.issues;
+  const name = String(first?.path[0] ?? '');
+  const refusal = refusals.get(schema.shape[name] as z.ZodType);
+  if (refusal) throw refusal(String((input as Record<string, unknown>)[name] ?? ''));
   const httpCode = first?.code === 'custom' ? first.params?.[HTTP_CODE] : undefined;
   throw new HttpError(
     400,

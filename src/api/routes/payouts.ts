@@ -1,13 +1,14 @@
-import express, { type Response, type Router } from 'express';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { type PayoutDetail, readPayoutDetail } from '../../payouts/payoutDetail.ts';
 import { listPayouts, type PayoutFilter } from '../../payouts/payoutReadQueries.ts';
 import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
-import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
-import { keyPageFromQuery, paginateByKey } from './keyPagination.ts';
-import { parseParams, parseQuery, pathId, text, undecodablePathParam } from './params.ts';
+import { paginateByKey } from './keyPagination.ts';
+import { parseParams, parseQuery, pathId, text } from './params.ts';
+import { notFound, ok, type RouteDeps, route, text as textBody } from './route.ts';
 
 /** A day (YYYY-MM-DD, its start in UTC) or an ISO 8601 time with its offset, as a Date. */
 export function instant() {
@@ -27,21 +28,23 @@ export const payoutsQuery = z.object({
   deposits_before: instant().optional(),
 });
 
-/** The list filter of a query: deposits_at in [deposits_after, deposits_before). */
+/** The list filter of a parsed query: deposits_at in [deposits_after, deposits_before). */
+function payoutFilterFrom(parsed: z.output<typeof payoutsQuery>): PayoutFilter {
+  return {
+    status: parsed.status,
+    accountId: parsed.account_id,
+    depositsAfter: parsed.deposits_after,
+    depositsBefore: parsed.deposits_before,
+  };
+}
+
+/** The list filter of a console query, and the parsed query. */
 export function payoutFilterOf(query: unknown): {
   filter: PayoutFilter;
   query: z.output<typeof payoutsQuery>;
 } {
   const parsed = parseQuery(payoutsQuery, query);
-  return {
-    query: parsed,
-    filter: {
-      status: parsed.status,
-      accountId: parsed.account_id,
-      depositsAfter: parsed.deposits_after,
-      depositsBefore: parsed.deposits_before,
-    },
-  };
+  return { query: parsed, filter: payoutFilterFrom(parsed) };
 }
 
 export const payoutParams = z.object({ id: pathId() });
@@ -61,25 +64,67 @@ export function sendPayoutCsv(res: Response, payout: PayoutDetail): void {
   res.end();
 }
 
-/** GET /api/payouts, /api/payouts/:id and /api/payouts/:id.csv (one row per line: the accounting file). */
-export function payoutRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/payouts', async (req, res) => {
-    const { filter } = payoutFilterOf(req.query);
-    const page = keyPageFromQuery(req.query);
-    const { data, pageInfo } = paginateByKey(await listPayouts(deps.pool, filter, page), page);
-    res.json(list(data, pageInfo));
-  });
-  router.get('/payouts/:id', async (req, res) => {
-    const { id, csv } = payoutPathOf(req.params);
-    const payout = id === null ? null : await readPayoutDetail(deps.pool, id);
-    if (!payout) throw new HttpError(404, 'resource_not_found', 'id: no payout with that id');
-    if (!csv) {
-      res.json(single('payout', payout.id, payout));
-      return;
-    }
-    sendPayoutCsv(res, payout);
-  });
-  router.use(undecodablePathParam('id'));
-  return router;
+export const payoutsRoute = route({
+  method: 'get',
+  path: '/api/payouts',
+  tag: 'Payouts',
+  auth: 'read',
+  summary: 'Payouts, newest deposit first',
+  description: '`deposits_after` is inclusive, `deposits_before` exclusive; a date is its start in UTC.',
+  query: payoutsQuery,
+  paging: 'keys',
+  answers: ok('A page of payouts.', schemas.page('PayoutPage', schemas.payoutSchema, 'A page of payouts.')),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const filter = payoutFilterFrom(query);
+      const { data, pageInfo } = paginateByKey(await listPayouts(deps.pool, filter, page), page);
+      res.json(list(data, pageInfo));
+    },
+});
+
+async function readPayout(deps: RouteDeps, id: string) {
+  const payout = await readPayoutDetail(deps.pool, id);
+  if (!payout) throw new HttpError(404, 'resource_not_found', 'id: no payout with that id');
+  return payout;
 }
+
+export const payoutCsvRoute = route({
+  method: 'get',
+  path: '/api/payouts/{id}.csv',
+  tag: 'Payouts',
+  auth: 'read',
+  summary: "A payout's lines as CSV, one row per line",
+  params: payoutParams,
+  answers: {
+    200: { description: 'The CSV file.', content: { 'text/csv': textBody } },
+    ...notFound('payout'),
+  },
+  handler:
+    (deps) =>
+    async (_req, res, { params }) => {
+      sendPayoutCsv(res, await readPayout(deps, params.id));
+    },
+});
+
+export const payoutRoute = route({
+  method: 'get',
+  path: '/api/payouts/{id}',
+  tag: 'Payouts',
+  auth: 'read',
+  summary: 'A payout with every line and its check',
+  params: payoutParams,
+  answers: {
+    ...ok(
+      'The payout.',
+      schemas.single('PayoutEnvelope', 'payout', schemas.payoutDetailSchema, 'One payout.'),
+    ),
+    ...notFound('payout'),
+  },
+  handler:
+    (deps) =>
+    async (_req, res, { params }) => {
+      const payout = await readPayout(deps, params.id);
+      res.json(single('payout', payout.id, payout));
+    },
+});

@@ -1,44 +1,68 @@
-import express, { type Router } from 'express';
 import { CloseRefusedError, closePeriod, reopenPeriod } from '../../close/closePeriod.ts';
 import { findClosedVersion, listPeriodHistory } from '../../close/closeQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import * as schemas from '../openapi/responses.ts';
 import { single } from './envelope.ts';
-import { noteBody } from './findings.ts';
-import { undecodablePathParam } from './params.ts';
-import { checkedPeriod, closeStateOf } from './periods.ts';
+import { noteBody, noteOf } from './findings.ts';
+import { checkedPeriod, closeStateOf, periodParams } from './periods.ts';
+import { json, ok, type Route, refused, route } from './route.ts';
 
 /**
- * `POST /api/periods/:period/close` and `/reopen` (admin tokens only, as every change), answered with the
+ * `POST /api/periods/:period/close` or `/reopen` (admin tokens only, as every change), answered with the
  * period's state and history after the change. A refusal by the rules is 409 naming every reason, a reopen
  * without a note 422; either changes nothing.
  */
-export function periodCloseRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  for (const action of ['close', 'reopen'] as const) {
-    router.post(`/periods/:period/${action}`, express.json({ limit: '16kb' }), async (req, res) => {
-      const now = deps.now();
-      const period = await checkedPeriod(deps, req.params.period, now);
-      const body: unknown = req.body ?? {};
-      const parsed = noteBody.safeParse(
-        typeof body === 'object' && body !== null && !Array.isArray(body) ? body : null,
-      );
-      if (!parsed.success)
-        throw new HttpError(422, 'invalid_parameter', 'note: must be text (body {"note": "…"})');
-      const request = { period, actor: req.principal?.name as string, note: parsed.data.note || null, now };
-      await changePeriodState(deps, action, request);
-      res.json(
-        single('period', period, {
-          period,
-          ...closeStateOf(await findClosedVersion(deps.pool, period)),
-          history: await listPeriodHistory(deps.pool, period),
-        }),
-      );
-    });
-  }
-  router.use(undecodablePathParam('period'));
-  return router;
+function periodChangeRoute(action: 'close' | 'reopen', summary: string, description: string): Route {
+  return route({
+    method: 'post',
+    path: `/api/periods/{period}/${action}`,
+    tag: 'Reports',
+    auth: 'admin',
+    summary,
+    description,
+    params: periodParams,
+    body: { required: action === 'reopen', content: json(noteBody), json: '16kb' },
+    answers: {
+      ...ok(
+        'The period after the change.',
+        schemas.single('PeriodStateEnvelope', 'period', schemas.periodStateSchema, 'A period state.'),
+      ),
+      400: refused('The period is malformed, before the earliest activity or not started.'),
+      409: refused('The rules refuse it; the message names every reason. Nothing changed.'),
+      422: refused('The note is missing (reopen) or is not text. Nothing changed.'),
+    },
+    handler:
+      (deps) =>
+      async (req, res, { params }) => {
+        const now = deps.now();
+        const period = await checkedPeriod(deps, params.period, now);
+        const note = noteOf(req.body);
+        const request = { period, actor: req.principal?.name as string, note, now };
+        await changePeriodState(deps, action, request);
+        res.json(
+          single('period', period, {
+            period,
+            ...closeStateOf(await findClosedVersion(deps.pool, period)),
+            history: await listPeriodHistory(deps.pool, period),
+          }),
+        );
+      },
+  });
 }
+
+export const periodChangeRoutes = [
+  periodChangeRoute(
+    'close',
+    'Close a period: store its report and journal as the next version',
+    'Allowed once the period has ended, every earlier period with activity is closed, 24 h have passed since its end, and a missed-event sweep and a payout sync have completed since its end. The report and journal (with the account names configured now) are stored with a sha256 of their content, who closed it, when, and the data cut-off; they are served unchanged from then on. `note` is optional.',
+  ),
+  periodChangeRoute(
+    'reopen',
+    'Reopen the latest closed period',
+    'Only the latest closed period; `note` is required. The period then shows its current numbers, and its adjustments leave the next period. Closing it again stores the next version.',
+  ),
+];
 
 /** Closes or reopens a period, its refusals as HTTP answers: 409 by the rules, 422 a reopen without a note. */
 export async function changePeriodState(

@@ -1,18 +1,33 @@
-import express, { type Response, type Router } from 'express';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
 import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { periodJournal } from '../../close/periodJournal.ts';
-import { checkPeriod, PeriodError, type ServedPeriod, servePeriod } from '../../close/periodService.ts';
+import {
+  checkPeriod,
+  malformedPeriod,
+  PeriodError,
+  type ServedPeriod,
+  servePeriod,
+} from '../../close/periodService.ts';
+import { PERIOD } from '../../close/periods.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
 import type { Config } from '../../config.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
-import { oneOf, parseQuery, undecodablePathParam } from './params.ts';
+import { oneOf, refusedAs } from './params.ts';
+import { type Answer, json, ok, type Route, route, text } from './route.ts';
 
-const PERIOD_PATH = /^(.{0,40}?)(?:\.(json|csv|html))?$/;
+/** A period in a path: a malformed one is 400 naming `period`, as `checkPeriod` words it. */
+export const periodParams = z.object({
+  period: refusedAs(
+    z.string().regex(PERIOD),
+    (value) => new HttpError(400, 'invalid_parameter', malformedPeriod(value)),
+  ),
+});
 
 export const journalQuery = z.object({
   format: oneOf(JOURNAL_FORMATS),
@@ -24,42 +39,102 @@ export const journalQuery = z.object({
   part: z.coerce.number<string>().int().min(1).max(10_000).optional(),
 });
 
-export function periodRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  const serve = async (raw: string): Promise<ServedPeriod> => {
-    const now = deps.now();
-    return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
-  };
+const serve = async (deps: AppDeps, raw: string): Promise<ServedPeriod> => {
+  const now = deps.now();
+  return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
+};
 
-  router.get('/periods', async (_req, res) => {
+export const periodsRoute = route({
+  method: 'get',
+  path: '/api/periods',
+  tag: 'Reports',
+  auth: 'read',
+  summary: 'Every month from the earliest activity to the current one, newest first',
+  answers: ok('Every period.', schemas.page('PeriodPage', schemas.periodSummarySchema, 'The periods.')),
+  handler: (deps) => async (_req, res) => {
     const rows = await listPeriods(deps.pool, deps.config, deps.now());
     res.json(list(rows, { has_previous: false, has_next: false, start_cursor: null, end_cursor: null }));
-  });
+  },
+});
 
-  router.get('/periods/:period', async (req, res) => {
-    const match = PERIOD_PATH.exec(req.params.period);
-    const served = await serve(match?.[1] ?? req.params.period);
-    const extension = match?.[2];
-    if (extension) {
-      sendPeriodFile(res, served, extension as 'json' | 'csv' | 'html');
-      return;
-    }
-    res.json(
-      single('period', served.report.period, {
-        ...served.report,
-        ...closeStateOf(served.closed),
-        history: await listPeriodHistory(deps.pool, served.report.period),
-      }),
-    );
-  });
+export const periodRoute = route({
+  method: 'get',
+  path: '/api/periods/{period}',
+  tag: 'Reports',
+  auth: 'read',
+  summary: 'The close report of a period (month to date for the current month)',
+  description:
+    'A period that is not `YYYY-MM`, is before the earliest activity or has not started is 400 naming `period`.',
+  params: periodParams,
+  answers: ok(
+    'The close report.',
+    schemas.single(
+      'PeriodEnvelope',
+      'period',
+      schemas.periodReportSchema.and(z.looseObject(schemas.closeStateShape)),
+      'A period close report with its state and history.',
+    ),
+  ),
+  handler:
+    (deps) =>
+    async (_req, res, { params }) => {
+      const served = await serve(deps, params.period);
+      res.json(
+        single('period', served.report.period, {
+          ...served.report,
+          ...closeStateOf(served.closed),
+          history: await listPeriodHistory(deps.pool, served.report.period),
+        }),
+      );
+    },
+});
 
-  router.get('/periods/:period/journal', async (req, res) => {
-    const query = parseQuery(journalQuery, req.query);
-    sendJournal(res, await serve(req.params.period), deps.config, query);
+function periodFileRoute(
+  extension: 'json' | 'csv' | 'html',
+  summary: string,
+  content: Answer['content'],
+): Route {
+  return route({
+    method: 'get',
+    path: `/api/periods/{period}.${extension}`,
+    tag: 'Reports',
+    auth: 'read',
+    summary,
+    params: periodParams,
+    answers: { 200: { description: summary, content } },
+    handler:
+      (deps) =>
+      async (_req, res, { params }) => {
+        sendPeriodFile(res, await serve(deps, params.period), extension);
+      },
   });
-  router.use(undecodablePathParam('period'));
-  return router;
 }
+
+export const periodFileRoutes = [
+  periodFileRoute('json', 'The close report as JSON', json(schemas.periodReportSchema)),
+  periodFileRoute('csv', 'The close report, one row per account and currency', { 'text/csv': text }),
+  periodFileRoute('html', 'The close report as a printable page', { 'text/html': text }),
+];
+
+export const journalRoute = route({
+  method: 'get',
+  path: '/api/periods/{period}/journal',
+  tag: 'Reports',
+  auth: 'read',
+  summary: 'The journal of a period for a general ledger',
+  description:
+    'Balanced entries, live money only, in `csv`, `xero` (manual journal import: one currency a file, at most 300 lines a part, the part count in `X-Parts`), `quickbooks` (IIF) or `netsuite`. `currency` is required for xero and quickbooks when the period has several.',
+  params: periodParams,
+  query: journalQuery,
+  answers: {
+    200: { description: 'The journal file.', content: { 'text/csv': text, 'text/plain': text } },
+  },
+  handler:
+    (deps) =>
+    async (_req, res, { params, query }) => {
+      sendJournal(res, await serve(deps, params.period), deps.config, query);
+    },
+});
 
 /** The close report as a file: a closed period's stored JSON byte for byte, CSV or a printable page. */
 export function sendPeriodFile(res: Response, served: ServedPeriod, extension: 'json' | 'csv' | 'html') {

@@ -1,80 +1,136 @@
-import express, { type Router } from 'express';
 import { z } from 'zod';
 import { findReport, listReports } from '../../reports/queries.ts';
 import { renderCsv } from '../../reports/renderCsv.ts';
 import { renderHtml } from '../../reports/renderHtml.ts';
 import type { Report } from '../../reports/reportSections.ts';
 import { reportId } from '../../reports/saveReport.ts';
-import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
-import { pageFromQuery, paginate } from './pagination.ts';
-import { calendarDate, oneOf, parseQuery, parseRowId, undecodablePathParam } from './params.ts';
+import { paginate } from './pagination.ts';
+import { calendarDate, oneOf, parseRowId, refusedAs } from './params.ts';
+import { type Answer, notFound, ok, type Route, route, text } from './route.ts';
 
 export const reportsQuery = z.object({
   kind: oneOf(['daily', 'fee-configurations']).optional(),
   period: calendarDate().optional(),
 });
-const REPORT_ID = /^rpt_(\d+)(?:\.(json|csv|html))?$/;
 
-export function reportRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/reports', async (req, res) => {
-    const filter = parseQuery(reportsQuery, req.query);
-    const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listReports(deps.pool, filter, page), page);
-    const links = (id: string) => ({
-      json: `/api/reports/${id}.json`,
-      csv: `/api/reports/${id}.csv`,
-      html: `/api/reports/${id}.html`,
-    });
-    res.json(
-      list(
-        data.map((row) => ({ ...row, id: reportId(row.id), links: links(reportId(row.id)) })),
-        pageInfo,
-      ),
-    );
-  });
-
-  router.get('/reports/:id', async (req, res) => {
-    // An id that cannot name a row (malformed, or past the bigint and safe-integer range) is simply unknown.
-    const match = REPORT_ID.exec(req.params.id);
-    const rowId = match?.[1] === undefined ? null : parseRowId(match[1]);
-    if (!match || rowId === null)
-      throw new HttpError(
+// An id that cannot name a row (malformed, or past the bigint and safe-integer range) is simply unknown.
+const reportParams = z.object({
+  id: refusedAs(
+    z
+      .string()
+      .regex(/^rpt_[1-9]\d*$/)
+      .transform((value, context) => {
+        const id = parseRowId(value.slice('rpt_'.length));
+        if (id === null) context.addIssue({ code: 'custom', message: 'names no report' });
+        return id ?? z.NEVER;
+      }),
+    () =>
+      new HttpError(
         404,
         'resource_not_found',
         'id: no report with that id (rpt_<n>, optionally .json, .csv or .html)',
+      ),
+  ),
+});
+
+export const reportsRoute = route({
+  method: 'get',
+  path: '/api/reports',
+  tag: 'Reports',
+  auth: 'read',
+  summary: 'Stored reports, newest first',
+  query: reportsQuery,
+  paging: 'rows',
+  answers: ok(
+    'A page.',
+    schemas.page('ReportPage', schemas.reportListItemSchema, 'Stored reports, newest first'),
+  ),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const { data, pageInfo } = paginate(await listReports(deps.pool, query, page), page);
+      const links = (id: string) => ({
+        json: `/api/reports/${id}.json`,
+        csv: `/api/reports/${id}.csv`,
+        html: `/api/reports/${id}.html`,
+      });
+      res.json(
+        list(
+          data.map((row) => ({ ...row, id: reportId(row.id), links: links(reportId(row.id)) })),
+          pageInfo,
+        ),
       );
-    const row = await findReport(deps.pool, { id: rowId });
-    if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
-    const id = reportId(row.id);
-    const report = row.body as unknown as Report;
-    const name = `${row.kind}${row.period ? `-${row.period}` : ''}-${id}`;
-    switch (match[2]) {
-      case 'json':
-        res.type('application/json').send(JSON.stringify(report, null, 2));
-        return;
-      case 'csv':
-        res.type('text/csv; charset=utf-8').attachment(`${name}.csv`);
-        for (const line of renderCsv(report)) res.write(line);
-        res.end();
-        return;
-      case 'html':
-        res.type('text/html; charset=utf-8').send(renderHtml(report, id));
-        return;
-      default:
-        res.json(
-          single('report', id, {
-            id,
-            kind: row.kind,
-            period: row.period,
-            created_at: row.created_at,
-            body: report,
-          }),
-        );
-    }
+    },
+});
+
+/** A stored report, as the envelope (no extension) or as one of its files. */
+function reportRoute(extension: 'json' | 'csv' | 'html' | null, summary: string, answer: Answer): Route {
+  return route({
+    method: 'get',
+    path: extension ? `/api/reports/{id}.${extension}` : '/api/reports/{id}',
+    tag: 'Reports',
+    auth: 'read',
+    summary,
+    params: reportParams,
+    answers: { 200: answer, ...notFound('report') },
+    handler:
+      (deps) =>
+      async (_req, res, { params }) => {
+        const row = await findReport(deps.pool, { id: params.id });
+        if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
+        const id = reportId(row.id);
+        const report = row.body as unknown as Report;
+        const name = `${row.kind}${row.period ? `-${row.period}` : ''}-${id}`;
+        switch (extension) {
+          case 'json':
+            res.type('application/json').send(JSON.stringify(report, null, 2));
+            return;
+          case 'csv':
+            res.type('text/csv; charset=utf-8').attachment(`${name}.csv`);
+            for (const line of renderCsv(report)) res.write(line);
+            res.end();
+            return;
+          case 'html':
+            res.type('text/html; charset=utf-8').send(renderHtml(report, id));
+            return;
+          default:
+            res.json(
+              single('report', id, {
+                id,
+                kind: row.kind,
+                period: row.period,
+                created_at: row.created_at,
+                body: report,
+              }),
+            );
+        }
+      },
   });
-  router.use(undecodablePathParam('id'));
-  return router;
 }
+
+const file = (summary: string, content: Answer['content']): Answer => ({ description: summary, content });
+
+export const reportRoutes = [
+  reportRoute(null, 'A stored report', {
+    description: 'The report.',
+    content: {
+      'application/json': schemas.single('ReportEnvelope', 'report', schemas.reportSchema, 'One report.'),
+    },
+  }),
+  reportRoute(
+    'json',
+    'The report body as indented JSON',
+    file('The report body as indented JSON', {
+      'application/json': schemas.reportBodySchema,
+    }),
+  ),
+  reportRoute('csv', 'The report as CSV', file('The report as CSV', { 'text/csv': text })),
+  reportRoute(
+    'html',
+    'The report as a printable page',
+    file('The report as a printable page', { 'text/html': text }),
+  ),
+];

@@ -1,4 +1,3 @@
-import express, { type Router } from 'express';
 import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
 import { summarizePayoutStatus } from '../../payouts/payoutReportQueries.ts';
 import { summarizeUnknownValues } from '../../projection/readQueries.ts';
@@ -7,12 +6,21 @@ import { summarizeFeeChecks } from '../../reconciliation/readQueries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
 import { summarizeSweeps } from '../../sweep/readQueries.ts';
-import type { AppDeps } from '../deps.ts';
+import * as schemas from '../openapi/responses.ts';
 import { single } from './envelope.ts';
+import { ok, route } from './route.ts';
 
-export function statusRoutes(deps: AppDeps): Router {
-  const router = express.Router();
-  router.get('/status', async (_req, res) => {
+export const statusRoute = route({
+  method: 'get',
+  path: '/api/status',
+  tag: 'Operations',
+  auth: 'read',
+  summary: 'Backlogs, lags and the last runs of scheduled work',
+  answers: ok(
+    'The current status.',
+    schemas.single('StatusEnvelope', 'status', schemas.statusSchema, 'Status.'),
+  ),
+  handler: (deps) => async (_req, res) => {
     const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation, payouts] = await Promise.all(
       [
         countEventsByStatus(deps.pool),
@@ -54,6 +62,5 @@ export function statusRoutes(deps: AppDeps): Router {
         ),
       }),
     );
-  });
-  return router;
-}
+  },
+});

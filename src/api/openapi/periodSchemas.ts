@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { cents, count, named, timestamp } from './registry.ts';
+
+const walk = z.strictObject({
+  held_start: cents(),
+  prior_period_adjustments: cents(),
+  net: cents(),
+  unexplained: cents(),
+  paid_out: cents(),
+  held_end: cents(),
+});
+
+export const periodReportSchema = named(
+  'PeriodReport',
+  'The close report of a period, per account and currency in integer cents: activity, payouts, bank, the walk (held_start + prior_period_adjustments + net + unexplained − paid_out = held_end), open items, and the journal movements.',
+  z.looseObject({
+    kind: z.literal('period'),
+    period: z.string(),
+    time_zone: z.string(),
+    from: timestamp(),
+    to: timestamp(),
+    generated_at: timestamp(),
+    adjusts: z.string().nullable(),
+    accounts: z.array(
+      z.looseObject({
+        account_type: z.string(),
+        account_id: z.string(),
+        currency: z.string(),
+        activity: z.record(z.string(), cents()),
+        payouts: z.record(z.string(), cents()),
+        bank: z.record(z.string(), cents()),
+        walk,
+        unexplained: z.looseObject({ total: cents(), remainder: cents() }),
+      }),
+    ),
+    open_items: z.looseObject({ findings: z.array(z.looseObject({ code: z.string(), at_stake: cents() })) }),
+    journal: z.array(
+      z.looseObject({ currency: z.string(), day: z.iso.date(), kind: z.string(), amount: cents() }),
+    ),
+  }),
+);
+
+export const periodSummarySchema = named(
+  'PeriodSummary',
+  'A period: its state and, per currency (test and live apart), its net and open findings.',
+  z.strictObject({
+    period: z.string(),
+    status: z.enum(['open', 'closed']),
+    version: count().nullable(),
+    closed_at: timestamp().nullable(),
+    closed_by: z.string().nullable(),
+    currencies: z.array(
+      z.strictObject({ account_type: z.string(), currency: z.string(), net: cents(), open_items: count() }),
+    ),
+  }),
+);
+
+const history = z.array(
+  z.strictObject({
+    action: z.enum(['close', 'reopen']),
+    version: count(),
+    actor: z.string(),
+    note: z.string().nullable(),
+    created_at: timestamp(),
+  }),
+);
+
+export const closeStateShape = {
+  status: z.enum(['open', 'closed']),
+  version: count().nullable(),
+  closed_at: timestamp().nullable(),
+  closed_by: z.string().nullable(),
+  content_sha256: z.string().nullable(),
+  cut_off: z
+    .strictObject({
+      last_delivery_received_at: timestamp().nullable(),
+      last_sweep_at: timestamp().nullable(),
+      last_payout_sync_at: timestamp().nullable(),
+      newest_statement_date: z.iso.date().nullable(),
+    })
+    .nullable(),
+  history,
+};
+
+export const periodStateSchema = named(
+  'PeriodState',
+  "A period's state after a close or reopen: its current version (closed), the content hash and data cut-off of that version, and every close and reopen.",
+  z.strictObject({ period: z.string(), ...closeStateShape }),
+);
