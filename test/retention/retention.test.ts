@@ -264,7 +264,8 @@ describe('tally purge', () => {
       expect(refused.status).toBe(2);
       expect(refused.stderr).toContain('--older-than must be a positive whole number of days');
     }
-  });
+    // Six CLI processes, each starting Node and connecting: seconds apiece on a busy machine.
+  }, 90_000);
 
   it('a purge cut short resumes where it stopped, and two at once purge each body once', async () => {
     await t.pool.query(`update events set body_purged_at = null, raw_body = 'x'`);
