@@ -1,6 +1,7 @@
 import { jobs } from '../../jobs/index.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createPool, type Pool } from '../db/pool.ts';
+import { createReads, type Reads, readsFromPrimary } from '../db/readPool.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { type Boss, createBoss } from '../queue/boss.ts';
 import { createQueues } from '../queue/job.ts';
@@ -12,6 +13,7 @@ export type Runtime = {
   /** The database the pool and pg-boss use, for a role that needs a pool of its own (web's metrics pool). */
   connectionString: string;
   pool: Pool;
+  reads: Reads;
   boss: Boss;
   close: () => Promise<void>;
 };
@@ -41,6 +43,14 @@ export function exitWithError(log: Logger, err: unknown, what: string): never {
 export async function openRuntime(config: Config, log: Logger, connectionString: string): Promise<Runtime> {
   const stopTracing = startTracing(process.env, log);
   const pool = createPool(connectionString, log);
+  const reads = config.DATABASE_READ_URL
+    ? createReads({
+        primary: pool,
+        replicaUrl: config.DATABASE_READ_URL,
+        maxLagSeconds: config.READ_MAX_LAG_SECONDS,
+        log,
+      })
+    : readsFromPrimary(pool);
   const boss = createBoss(connectionString, log);
   await boss.start();
   await createQueues(boss, jobs);
@@ -49,9 +59,11 @@ export async function openRuntime(config: Config, log: Logger, connectionString:
     log,
     connectionString,
     pool,
+    reads,
     boss,
     close: async () => {
       await boss.stop({ graceful: true, timeout: 20_000 });
+      await reads.close();
       await pool.end();
       await stopTracing?.();
     },

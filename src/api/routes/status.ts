@@ -8,6 +8,7 @@ import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts
 import { summarizeRetention } from '../../retention/queries.ts';
 import { summarizeSweeps } from '../../sweep/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
+import { readReplicaStatus } from '../readReplicaStatus.ts';
 import { single } from './envelope.ts';
 
 export function statusRoutes(deps: AppDeps): Router {
@@ -49,6 +50,7 @@ export function statusRoutes(deps: AppDeps): Router {
         last_payout_sync_at: payouts.lastPayoutSyncAt,
         payments_awaiting_payout: payouts.paymentsAwaitingPayout,
         payouts_unmatched_in_bank: payouts.payoutsUnmatchedInBank,
+        read_replica: readReplicaStatus(deps.reads),
         failed_jobs: Object.fromEntries(
           Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
         ),
