@@ -76,7 +76,7 @@ export function bankStatementRoutes(deps: AppDeps): Router {
   });
   router.get('/bank-statements', async (req, res) => {
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listStatements(deps.pool, page), page);
+    const { data, pageInfo } = paginate(await listStatements(deps.reads.pool, page), page);
     res.json(list(data, pageInfo));
   });
   return router;

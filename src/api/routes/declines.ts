@@ -41,7 +41,7 @@ export async function listDeclinesOfRequest(deps: AppDeps, requestQuery: Record<
     accountId: query.account_id,
     since: query.since,
   };
-  return paginate(await listDeclines(deps.pool, filter, page), page);
+  return paginate(await listDeclines(deps.reads.pool, filter, page), page);
 }
 
 /** GET /api/declines?advice=&network=&account_id=&since=, newest first, in the provider's list envelope. */

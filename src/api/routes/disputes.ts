@@ -15,7 +15,10 @@ export function disputeRoutes(deps: AppDeps): Router {
   router.get('/disputes', async (req, res) => {
     const { status, account_id: accountId } = parseQuery(disputesQuery, req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listDisputes(deps.pool, { status, accountId }, page), page);
+    const { data, pageInfo } = paginate(
+      await listDisputes(deps.reads.pool, { status, accountId }, page),
+      page,
+    );
     res.json(
       list(
         data.map(({ dispute_id: disputeId, ...row }) => ({ ...row, id: disputeId })),

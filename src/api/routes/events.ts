@@ -13,7 +13,7 @@ export function eventRoutes(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/events/:id', async (req, res) => {
     const { id } = parseParams(eventParams, req.params);
-    const event = await findEvent(deps.pool, { eventId: id });
+    const event = await findEvent(deps.reads.pool, { eventId: id });
     if (!event) throw new HttpError(404, 'resource_not_found', 'no event with that id');
     const { id: _rowId, event_id, ...rest } = event;
     // The stored body is kept as received; what the API shows has card numbers reduced to the last four.

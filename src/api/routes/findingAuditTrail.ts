@@ -25,7 +25,7 @@ export function findingAuditTrailRoutes(deps: AppDeps): Router {
   router.get('/findings.csv', async (req, res) => {
     const query = parseQuery(findingAuditQuery, req.query);
     if (query.to < query.from) throw new HttpError(400, 'invalid_parameter', 'to: must not be before from');
-    const rows = readFindingAuditTrail(deps.pool, {
+    const rows = readFindingAuditTrail(deps.reads.pool, {
       fromDay: query.from,
       toDay: query.to,
       timeZone: deps.config.BUSINESS_TIME_ZONE,

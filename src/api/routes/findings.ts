@@ -47,7 +47,7 @@ export function findingRoutes(deps: AppDeps): Router {
       accountId: query.account_id,
       currency: query.currency,
     };
-    const rows = await listFindings(deps.pool, filter, page, query.sort);
+    const rows = await listFindings(deps.reads.pool, filter, page, query.sort);
     const { data, pageInfo } = paginate(rows, page);
     res.json(list(data.map(presentFinding), pageInfo));
   });

@@ -26,7 +26,7 @@ export function opsSignalRoutes(deps: AppDeps): Router {
   router.get('/alerts', async (req, res) => {
     const filter = parseQuery(alertsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listAlerts(deps.pool, filter, page);
+    const rows = await listAlerts(deps.reads.pool, filter, page);
     const { data, pageInfo } = paginate(rows, page);
     res.json(
       list(
@@ -39,7 +39,7 @@ export function opsSignalRoutes(deps: AppDeps): Router {
     const { account_id: accountId, ...rest } = parseQuery(achReturnsQuery, req.query);
     const page = pageFromQuery(req.query);
     const filter = { ...rest, accountId };
-    const { data, pageInfo } = paginate(await listAchReturns(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginate(await listAchReturns(deps.reads.pool, filter, page), page);
     res.json(
       list(
         data.map((row) => ({ ...row, id: `fnd_${row.id}` })),

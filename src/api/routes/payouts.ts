@@ -67,12 +67,12 @@ export function payoutRoutes(deps: AppDeps): Router {
   router.get('/payouts', async (req, res) => {
     const { filter } = payoutFilterOf(req.query);
     const page = keyPageFromQuery(req.query);
-    const { data, pageInfo } = paginateByKey(await listPayouts(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginateByKey(await listPayouts(deps.reads.pool, filter, page), page);
     res.json(list(data, pageInfo));
   });
   router.get('/payouts/:id', async (req, res) => {
     const { id, csv } = payoutPathOf(req.params);
-    const payout = id === null ? null : await readPayoutDetail(deps.pool, id);
+    const payout = id === null ? null : await readPayoutDetail(deps.reads.pool, id);
     if (!payout) throw new HttpError(404, 'resource_not_found', 'id: no payout with that id');
     if (!csv) {
       res.json(single('payout', payout.id, payout));

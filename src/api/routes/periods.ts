@@ -28,11 +28,11 @@ export function periodRoutes(deps: AppDeps): Router {
   const router = express.Router();
   const serve = async (raw: string): Promise<ServedPeriod> => {
     const now = deps.now();
-    return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
+    return servePeriod(deps.reads.pool, await checkedPeriod(deps, raw, now), deps.config, now);
   };
 
   router.get('/periods', async (_req, res) => {
-    const rows = await listPeriods(deps.pool, deps.config, deps.now());
+    const rows = await listPeriods(deps.reads.pool, deps.config, deps.now());
     res.json(list(rows, { has_previous: false, has_next: false, start_cursor: null, end_cursor: null }));
   });
 
@@ -48,7 +48,7 @@ export function periodRoutes(deps: AppDeps): Router {
       single('period', served.report.period, {
         ...served.report,
         ...closeStateOf(served.closed),
-        history: await listPeriodHistory(deps.pool, served.report.period),
+        history: await listPeriodHistory(deps.reads.pool, served.report.period),
       }),
     );
   });

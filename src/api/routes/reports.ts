@@ -22,7 +22,7 @@ export function reportRoutes(deps: AppDeps): Router {
   router.get('/reports', async (req, res) => {
     const filter = parseQuery(reportsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listReports(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginate(await listReports(deps.reads.pool, filter, page), page);
     const links = (id: string) => ({
       json: `/api/reports/${id}.json`,
       csv: `/api/reports/${id}.csv`,
@@ -46,7 +46,7 @@ export function reportRoutes(deps: AppDeps): Router {
         'resource_not_found',
         'id: no report with that id (rpt_<n>, optionally .json, .csv or .html)',
       );
-    const row = await findReport(deps.pool, { id: rowId });
+    const row = await findReport(deps.reads.pool, { id: rowId });
     if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
     const id = reportId(row.id);
     const report = row.body as unknown as Report;
