@@ -7,14 +7,19 @@ import { FALLBACK_REASONS, type Reads } from '../db/readPool.ts';
  */
 export function registerReplicaMetrics(registry: Registry, reads: Reads): void {
   if (reads.replica === null) return;
-  new Gauge({
+  // prom-client always shows an unlabelled gauge (0 after a reset, `Nan` for NaN): an unknown lag leaves it out.
+  class LagGauge extends Gauge {
+    override async get() {
+      const metric = await super.get();
+      return reads.replica?.lagSeconds == null ? { ...metric, values: [] } : metric;
+    }
+  }
+  new LagGauge({
     name: 'tally_read_replica_lag_seconds',
-    help: 'How far the read replica (DATABASE_READ_URL) was behind the primary at the last check (absent: unknown)',
+    help: 'How far the read replica (DATABASE_READ_URL) was behind the primary at the last check (absent: unknown, as when it is unreachable)',
     registers: [registry],
     collect() {
-      const lag = reads.replica?.lagSeconds;
-      if (lag === null || lag === undefined) this.reset();
-      else this.set(lag);
+      this.set(reads.replica?.lagSeconds ?? 0);
     },
   });
   new Gauge({

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../logger.ts';
 import { createPool, type Pool } from './pool.ts';
-import { lagSeconds, lsnValue, readPrimaryWalPosition, readStandbyReplay } from './replicaLag.ts';
+import { createLagMeter, readPrimaryWalPosition, readStandbyReplay } from './replicaLag.ts';
 
 /** How often the replica's lag is measured: requests read the last measurement, never measure it themselves. */
 export const LAG_CHECK_INTERVAL_MS = 2_000;
@@ -31,8 +31,8 @@ export type Reads = {
   readonly replica: ReplicaState | null;
   /** Runs `work` with `pool` answering the primary: a session reading right after its own change. */
   onPrimary<T>(work: () => T): T;
-  /** Whether the last check saw the replica replay past a primary WAL position (`16/B374D848`). */
-  hasReplayed(lsn: string): boolean;
+  /** Whether the last check saw the replica replay up to a primary WAL position (replicaLag.ts). */
+  hasReplayed(position: bigint): boolean;
   close(): Promise<void>;
 };
 
@@ -72,6 +72,7 @@ export function createReads(options: ReadsOptions): Reads {
   };
   let replayedLsn: bigint | null = null;
   let firstCheck = true;
+  const measureLag = createLagMeter();
 
   const check = async () => {
     let reason: FallbackReason | null = null;
@@ -82,7 +83,11 @@ export function createReads(options: ReadsOptions): Reads {
         throw new ReplicaError(err);
       });
       replayedLsn = replay.replayedLsn;
-      state.lagSeconds = replay.inRecovery ? lagSeconds(primaryPosition, replay) : null;
+      state.lagSeconds = replay.inRecovery ? measureLag(new Date(), primaryPosition, replay) : null;
+      // A standby just started may not say its lag before a second check: reads wait on the primary, unsaid.
+      const waitForSecondCheck = firstCheck && replay.inRecovery && state.lagSeconds === null;
+      firstCheck = false;
+      if (waitForSecondCheck) return;
       if (!replay.inRecovery) reason = 'not_a_standby';
       else if (state.lagSeconds === null || state.lagSeconds > maxLagSeconds) reason = 'lag';
     } catch (err) {
@@ -99,8 +104,7 @@ export function createReads(options: ReadsOptions): Reads {
   // Logged and counted once per change, never per query.
   const moveReads = (reason: FallbackReason | null, problem?: string) => {
     const readsFrom = reason === null ? 'replica' : 'primary';
-    const changed = readsFrom !== state.readsFrom || reason !== state.fallbackReason || firstCheck;
-    firstCheck = false;
+    const changed = readsFrom !== state.readsFrom || reason !== state.fallbackReason;
     state.readsFrom = readsFrom;
     state.fallbackReason = reason;
     if (!changed) return;
@@ -139,7 +143,7 @@ export function createReads(options: ReadsOptions): Reads {
       return { ...state, fallbacks: { ...state.fallbacks } };
     },
     onPrimary: (work) => onPrimaryScope.run(true, work),
-    hasReplayed: (lsn) => replayedLsn !== null && replayedLsn >= lsnValue(lsn),
+    hasReplayed: (position) => replayedLsn !== null && replayedLsn >= position,
     close: async () => {
       clearInterval(timer);
       await running;

@@ -38,15 +38,41 @@ export async function readStandbyReplay(standby: Queryable): Promise<StandbyRepl
   };
 }
 
+// Primary positions kept per meter: a standby stuck for a day at 2-second checks would keep 43,200; the oldest is
+// the one that bounds the lag, so samples are dropped after it.
+const MAX_SAMPLES = 1_000;
+
 /**
- * The standby's lag in seconds, given the primary's WAL position read just before it: 0 once it has replayed
- * that far, however long ago its last replayed transaction committed (on an idle primary that age only grows);
- * otherwise the age of its last replayed transaction, which on a busy primary is how far behind it reads.
- * Null when neither says: behind, with no transaction replayed since it started.
+ * Measures a standby's lag in seconds, check after check, each given the primary's WAL position read just before
+ * the standby's replay. 0 once it has replayed that far, however long ago its last transaction committed (on an
+ * idle primary that age only grows). Behind, the smaller of two bounds on how stale its reads are: the age of its
+ * last replayed transaction (on a busy primary, how far behind it reads), and the time since an earlier check
+ * read a primary position it has replayed (it shows at least what the primary had then). Null when neither says:
+ * behind, with no transaction replayed since it started and no earlier check it has caught up with.
  */
-export function lagSeconds(primaryPosition: bigint, replay: StandbyReplay): number | null {
-  if (replay.replayedLsn !== null && replay.replayedLsn >= primaryPosition) return 0;
-  if (replay.sinceLastReplaySeconds === null) return null;
-  // The two servers' clocks differ by a little: a standby is never ahead.
-  return Math.max(0, replay.sinceLastReplaySeconds);
+export function createLagMeter(): (
+  at: Date,
+  primaryPosition: bigint,
+  replay: StandbyReplay,
+) => number | null {
+  let samples: { at: number; position: bigint }[] = [];
+  return (at, primaryPosition, replay) => {
+    const now = at.getTime();
+    if (replay.replayedLsn !== null && replay.replayedLsn >= primaryPosition) {
+      samples = [{ at: now, position: primaryPosition }];
+      return 0;
+    }
+    const replayed = replay.replayedLsn;
+    const caughtUpTo =
+      replayed === null ? -1 : samples.findLastIndex((sample) => sample.position <= replayed);
+    if (caughtUpTo > 0) samples = samples.slice(caughtUpTo);
+    samples.push({ at: now, position: primaryPosition });
+    if (samples.length > MAX_SAMPLES) samples.splice(1, 1);
+    const bounds = [
+      caughtUpTo >= 0 ? (now - (samples[0] as { at: number }).at) / 1000 : null,
+      // The two servers' clocks differ by a little: a standby is never ahead.
+      replay.sinceLastReplaySeconds === null ? null : Math.max(0, replay.sinceLastReplaySeconds),
+    ].filter((bound) => bound !== null);
+    return bounds.length === 0 ? null : Math.min(...bounds);
+  };
 }

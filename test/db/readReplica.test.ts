@@ -1,0 +1,226 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { type PrimaryWithStandby, startPrimaryWithStandby } from '../helpers/standby.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
+
+const auth = { Authorization: `Bearer ${API_TOKEN}` };
+const run = promisify(execFile);
+
+let servers: PrimaryWithStandby;
+beforeAll(async () => {
+  servers = await startPrimaryWithStandby();
+}, 180_000);
+afterAll(() => servers?.close());
+
+/** A statement on the standby itself, the way an operator would pause or inspect it. */
+async function onStandby<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: servers.standbyUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts the app on the primary with the standby as DATABASE_READ_URL, once its first check put reads there. */
+async function startAppReadingStandby(maxLagSeconds: number): Promise<TestApp> {
+  const t = await startTestApp({
+    databaseUrl: servers.primaryUrl,
+    env: { DATABASE_READ_URL: servers.standbyUrl, READ_MAX_LAG_SECONDS: String(maxLagSeconds) },
+    lagCheckIntervalMs: 100,
+  });
+  await waitFor('reads on the replica', async () => {
+    const replica = await readReplica(t);
+    until(replica?.reads_from === 'replica', JSON.stringify(replica));
+  });
+  return t;
+}
+
+async function readReplica(t: TestApp) {
+  const status = await request(t.app).get('/api/status').set(auth);
+  expect(status.status).toBe(200);
+  return status.body.data.read_replica as {
+    reads_from: string;
+    lag_s: number | null;
+    checked_at: string | null;
+    fallback_reason: string | null;
+  } | null;
+}
+
+const eventStatus = async (t: TestApp, id: string) =>
+  (await request(t.app).get(`/api/events/${id}`).set(auth)).status;
+
+async function deliver(t: TestApp): Promise<string> {
+  const event = paymentEvent();
+  expect((await postSigned(t.app, event)).status).toBe(200);
+  return event.id;
+}
+
+async function metricsText(t: TestApp): Promise<string> {
+  const response = await request(t.app).get('/metrics').set(auth);
+  expect(response.status).toBe(200);
+  return response.text;
+}
+
+const linesSaying = (t: TestApp, message: string) =>
+  t.logLines.filter((line) => (JSON.parse(line) as { msg: string }).msg.startsWith(message));
+
+describe('reads with DATABASE_READ_URL on a streaming standby', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startAppReadingStandby(3600);
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('a lag-tolerant GET answers from the standby: what the primary stored shows once replayed, not while replay is paused', async () => {
+    const replicated = await deliver(t);
+    await waitFor('the delivery on the standby', async () =>
+      until((await eventStatus(t, replicated)) === 200, ''),
+    );
+
+    await onStandby('select pg_wal_replay_pause()');
+    try {
+      const held = await deliver(t);
+      const onPrimary = await t.pool.query('select 1 from events where event_id = $1', [held]);
+      expect(onPrimary.rowCount).toBe(1);
+      // Within READ_MAX_LAG_SECONDS the read stays on the standby, which has not replayed the delivery.
+      expect(await eventStatus(t, held)).toBe(404);
+      const tallyReads = await onStandby<{ count: number }>(
+        `select count(*)::int as count from pg_stat_activity where application_name = 'tally-reads'`,
+      );
+      expect(tallyReads[0]?.count).toBeGreaterThan(0);
+      const onPrimaryReads = await t.pool.query(
+        `select 1 from pg_stat_activity where application_name = 'tally-reads'`,
+      );
+      expect(onPrimaryReads.rowCount).toBe(0);
+      await waitFor('the lag to show', async () => {
+        const replica = await readReplica(t);
+        until((replica?.lag_s ?? 0) > 0, JSON.stringify(replica));
+        expect(replica).toMatchObject({ reads_from: 'replica', fallback_reason: null });
+      });
+      await onStandby('select pg_wal_replay_resume()');
+      await waitFor('the held delivery on the standby', async () =>
+        until((await eventStatus(t, held)) === 200, ''),
+      );
+    } finally {
+      await onStandby('select pg_wal_replay_resume()');
+    }
+  });
+
+  it('status and metrics show a caught-up standby of an idle primary as lag 0', async () => {
+    await waitFor('lag 0', async () => {
+      const replica = await readReplica(t);
+      until(replica?.lag_s === 0, JSON.stringify(replica));
+      expect(replica).toEqual({
+        reads_from: 'replica',
+        lag_s: 0,
+        checked_at: expect.any(String),
+        fallback_reason: null,
+      });
+    });
+    const text = await metricsText(t);
+    expect(text).toMatch(/^tally_read_replica_lag_seconds 0$/m);
+    expect(text).toMatch(/^tally_read_replica_fallback 0$/m);
+    expect(text).toContain('tally_read_replica_fallbacks_total{reason="lag"} 0');
+    expect(linesSaying(t, 'reads go to the read replica')).toHaveLength(1);
+  });
+});
+
+describe('the fallback to the primary', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startAppReadingStandby(1);
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('past READ_MAX_LAG_SECONDS reads go to the primary, said once in the log and in the metrics, and come back', async () => {
+    await onStandby('select pg_wal_replay_pause()');
+    try {
+      const held = await deliver(t);
+      await waitFor('the fallback', async () => {
+        const replica = await readReplica(t);
+        until(replica?.reads_from === 'primary', JSON.stringify(replica));
+        expect(replica?.fallback_reason).toBe('lag');
+        expect(replica?.lag_s).toBeGreaterThan(1);
+      });
+      // The standby has not replayed it: the answer came from the primary.
+      expect(await eventStatus(t, held)).toBe(200);
+      // Many checks later, still one line: it is said per change, not per check or query.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const lines = linesSaying(t, 'reads go to the primary');
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 40, reason: 'lag', maxLagSeconds: 1 });
+      const text = await metricsText(t);
+      expect(text).toMatch(/^tally_read_replica_fallback 1$/m);
+      expect(text).toContain('tally_read_replica_fallbacks_total{reason="lag"} 1');
+    } finally {
+      await onStandby('select pg_wal_replay_resume()');
+    }
+    await waitFor('reads back on the replica', async () => {
+      until((await readReplica(t))?.reads_from === 'replica', 'still on the primary');
+    });
+    expect(linesSaying(t, 'reads go to the read replica')).toHaveLength(2);
+    expect(await metricsText(t)).toMatch(/^tally_read_replica_fallback 0$/m);
+  });
+
+  it('with the standby stopped, reads still answer from the primary; ingest and workflow actions never needed it', async () => {
+    const before = await deliver(t);
+    await waitFor('the delivery on the standby', async () =>
+      until((await eventStatus(t, before)) === 200, ''),
+    );
+    await servers.stopStandby();
+    await waitFor('the fallback', async () => {
+      const replica = await readReplica(t);
+      until(replica?.reads_from === 'primary', JSON.stringify(replica));
+      expect(replica).toMatchObject({ fallback_reason: 'unreachable', lag_s: null });
+    });
+    const after = await deliver(t);
+    expect(await eventStatus(t, before)).toBe(200);
+    expect(await eventStatus(t, after)).toBe(200);
+    expect((await request(t.app).get('/api/reports').set(auth)).status).toBe(200);
+    const job = await request(t.app).post('/api/jobs/daily-report').set(auth).send({});
+    expect(job.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(linesSaying(t, 'reads go to the primary: the read replica is unreachable')).toHaveLength(1);
+    const text = await metricsText(t);
+    expect(text).toContain('tally_read_replica_fallbacks_total{reason="unreachable"} 1');
+    expect(text).toMatch(/^# TYPE tally_read_replica_lag_seconds gauge$/m);
+    expect(text).not.toMatch(/^tally_read_replica_lag_seconds /m);
+    await checkWithPromtool(text);
+  });
+});
+
+// promtool ships in Debian's `prometheus` package (scripts/ensure-test-tools.sh); PROMTOOL names another one.
+async function checkWithPromtool(exposition: string) {
+  const promtool =
+    process.env.PROMTOOL ??
+    [...(process.env.PATH ?? '').split(path.delimiter), '.cache/promtool/usr/bin']
+      .map((dir) => path.join(dir, 'promtool'))
+      .find((candidate) => existsSync(candidate));
+  expect(promtool, 'promtool: run scripts/ensure-test-tools.sh').toBeDefined();
+  const dir = await mkdtemp(path.join(tmpdir(), 'tally-metrics-'));
+  try {
+    const file = path.join(dir, 'metrics.txt');
+    // Tally's replica metrics only: the rest of the exposition is checked with the dashboards.
+    const replicaMetrics = exposition.split('\n').filter((line) => line.includes('tally_read_replica_'));
+    expect(replicaMetrics.length).toBeGreaterThanOrEqual(8);
+    await writeFile(file, `${replicaMetrics.join('\n')}\n`);
+    // `check metrics` reads stdin; the shell hands it the file.
+    const { stdout, stderr } = await run('sh', ['-c', `"${promtool}" check metrics < "${file}"`]).catch(
+      (err: { stdout: string; stderr: string }) => err,
+    );
+    expect(`${stdout}${stderr}`.trim()).toBe('');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
