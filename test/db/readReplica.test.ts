@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { page, signIn, textOf } from '../console/signIn.ts';
+import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 import { type PrimaryWithStandby, startPrimaryWithStandby } from '../helpers/standby.ts';
@@ -33,11 +35,16 @@ async function onStandby<T extends pg.QueryResultRow>(sql: string): Promise<T[]>
 }
 
 /** Starts the app on the primary with the standby as DATABASE_READ_URL, once its first check put reads there. */
-async function startAppReadingStandby(maxLagSeconds: number): Promise<TestApp> {
+async function startAppReadingStandby(maxLagSeconds: number, options: { worker?: boolean } = {}) {
   const t = await startTestApp({
     databaseUrl: servers.primaryUrl,
-    env: { DATABASE_READ_URL: servers.standbyUrl, READ_MAX_LAG_SECONDS: String(maxLagSeconds) },
+    env: {
+      DATABASE_READ_URL: servers.standbyUrl,
+      READ_MAX_LAG_SECONDS: String(maxLagSeconds),
+      ...TOKENS_ENV,
+    },
     lagCheckIntervalMs: 100,
+    worker: options.worker,
   });
   await waitFor('reads on the replica', async () => {
     const replica = await readReplica(t);
@@ -133,6 +140,47 @@ describe('reads with DATABASE_READ_URL on a streaming standby', () => {
     expect(text).toMatch(/^tally_read_replica_fallback 0$/m);
     expect(text).toContain('tally_read_replica_fallbacks_total{reason="lag"} 0');
     expect(linesSaying(t, 'reads go to the read replica')).toHaveLength(1);
+  });
+});
+
+describe('the console on a standby', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startAppReadingStandby(3600, { worker: true });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('a session that changed a finding reads the primary until the standby has the change; others read the standby', async () => {
+    await deliverPayment(t, 'py_replica_console', 71);
+    const [finding] = await waitFor('the finding on the standby', async () => {
+      const findings = await findingsOf(t, API_TOKEN, 'py_replica_console');
+      until(findings.length === 1, 'no finding yet');
+      return findings;
+    });
+    const id = finding?.id as string;
+    const admin = await signIn(t, API_TOKEN);
+    const reader = await signIn(t, READ_TOKEN);
+    const before = await page(admin, `/console/findings/${id}`);
+    expect(before.response.status).toBe(200);
+
+    await onStandby('select pg_wal_replay_pause()');
+    try {
+      const acknowledged = await admin
+        .post(`/console/findings/${id}/acknowledge`)
+        .type('form')
+        .send({ _csrf: before.csrf() });
+      expect(acknowledged.status).toBe(303);
+      const change = /admin acknowledge: open → acknowledged/;
+      // The page the change sends its author to shows it, read from the primary: the standby is paused.
+      expect(textOf((await page(admin, `/console/findings/${id}`)).html)).toMatch(change);
+      expect(textOf((await page(reader, `/console/findings/${id}`)).html)).not.toMatch(change);
+      await onStandby('select pg_wal_replay_resume()');
+      await waitFor('the change on the standby', async () => {
+        until(change.test(textOf((await page(reader, `/console/findings/${id}`)).html)), 'not replayed yet');
+      });
+    } finally {
+      await onStandby('select pg_wal_replay_resume()');
+    }
   });
 });
 
