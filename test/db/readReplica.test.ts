@@ -11,6 +11,7 @@ import { page, signIn, textOf } from '../console/signIn.ts';
 import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { startRole } from '../helpers/roles.ts';
 import { type PrimaryWithStandby, startPrimaryWithStandby } from '../helpers/standby.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
 
@@ -140,6 +141,38 @@ describe('reads with DATABASE_READ_URL on a streaming standby', () => {
     expect(text).toMatch(/^tally_read_replica_fallback 0$/m);
     expect(text).toContain('tally_read_replica_fallbacks_total{reason="lag"} 0');
     expect(linesSaying(t, 'reads go to the read replica')).toHaveLength(1);
+  });
+});
+
+describe('the web role with DATABASE_READ_URL', () => {
+  it('checks the replica on its own connection, shows its lag on /metrics and closes it on SIGTERM', async () => {
+    const web = startRole(
+      'web',
+      {
+        DATABASE_URL: servers.primaryUrl,
+        DATABASE_READ_URL: servers.standbyUrl,
+        WEBHOOK_SECRETS: 'whsec_read_replica_0123456789_abcd',
+        PORT: '0',
+        METRICS_PORT: '0',
+      },
+      'metrics listening',
+    );
+    try {
+      const { port } = await web.started;
+      await waitFor('the first lag check', async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        until(/^tally_read_replica_lag_seconds \d/m.test(text), 'no lag yet');
+        expect(text).toMatch(/^tally_read_replica_fallback 0$/m);
+      });
+      expect(web.lines.filter((line) => line.includes('"reads go to the read replica"'))).toHaveLength(1);
+      const checks = await onStandby<{ count: number }>(
+        `select count(*)::int as count from pg_stat_activity where application_name = 'tally-replica-lag'`,
+      );
+      expect(checks[0]?.count).toBe(1);
+    } finally {
+      web.child.kill('SIGTERM');
+    }
+    expect(await web.exited).toBe(0);
   });
 });
 
