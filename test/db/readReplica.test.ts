@@ -1,22 +1,23 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import pg from 'pg';
+import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { page, signIn, textOf } from '../console/signIn.ts';
-import { deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from '../findings/workflow/helpers.ts';
-import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { deliverPayment, findingsOf, READ_TOKEN } from '../findings/workflow/helpers.ts';
+import { API_TOKEN, type TestApp } from '../helpers/app.ts';
 import { startRole } from '../helpers/roles.ts';
 import { type PrimaryWithStandby, startPrimaryWithStandby } from '../helpers/standby.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
-
-const auth = { Authorization: `Bearer ${API_TOKEN}` };
-const run = promisify(execFile);
+import {
+  auth,
+  checkWithPromtool,
+  deliver,
+  eventStatus,
+  linesSaying,
+  metricsText,
+  queryStandby,
+  readReplica,
+  startAppReadingStandby,
+} from './readReplicaHelpers.ts';
 
 let servers: PrimaryWithStandby;
 beforeAll(async () => {
@@ -24,69 +25,14 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => servers?.close());
 
-/** A statement on the standby itself, the way an operator would pause or inspect it. */
-async function onStandby<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: servers.standbyUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Starts the app on the primary with the standby as DATABASE_READ_URL, once its first check put reads there. */
-async function startAppReadingStandby(maxLagSeconds: number, options: { worker?: boolean } = {}) {
-  const t = await startTestApp({
-    databaseUrl: servers.primaryUrl,
-    env: {
-      DATABASE_READ_URL: servers.standbyUrl,
-      READ_MAX_LAG_SECONDS: String(maxLagSeconds),
-      ...TOKENS_ENV,
-    },
-    lagCheckIntervalMs: 100,
-    worker: options.worker,
-  });
-  await waitFor('reads on the replica', async () => {
-    const replica = await readReplica(t);
-    until(replica?.reads_from === 'replica', JSON.stringify(replica));
-  });
-  return t;
-}
-
-async function readReplica(t: TestApp) {
-  const status = await request(t.app).get('/api/status').set(auth);
-  expect(status.status).toBe(200);
-  return status.body.data.read_replica as {
-    reads_from: string;
-    lag_s: number | null;
-    checked_at: string | null;
-    fallback_reason: string | null;
-  } | null;
-}
-
-const eventStatus = async (t: TestApp, id: string) =>
-  (await request(t.app).get(`/api/events/${id}`).set(auth)).status;
-
-async function deliver(t: TestApp): Promise<string> {
-  const event = paymentEvent();
-  expect((await postSigned(t.app, event)).status).toBe(200);
-  return event.id;
-}
-
-async function metricsText(t: TestApp): Promise<string> {
-  const response = await request(t.app).get('/metrics').set(auth);
-  expect(response.status).toBe(200);
-  return response.text;
-}
-
-const linesSaying = (t: TestApp, message: string) =>
-  t.logLines.filter((line) => (JSON.parse(line) as { msg: string }).msg.startsWith(message));
+const onStandby = <T extends pg.QueryResultRow>(sql: string) => queryStandby<T>(servers, sql);
+const startApp = (maxLagSeconds: number, options: { worker?: boolean } = {}) =>
+  startAppReadingStandby(servers, maxLagSeconds, options);
 
 describe('reads with DATABASE_READ_URL on a streaming standby', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startAppReadingStandby(3600);
+    t = await startApp(3600);
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -179,7 +125,7 @@ describe('the web role with DATABASE_READ_URL', () => {
 describe('the console on a standby', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startAppReadingStandby(3600, { worker: true });
+    t = await startApp(3600, { worker: true });
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -220,7 +166,7 @@ describe('the console on a standby', () => {
 describe('the fallback to the primary', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startAppReadingStandby(1);
+    t = await startApp(1);
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -280,28 +226,3 @@ describe('the fallback to the primary', () => {
     await checkWithPromtool(text);
   });
 });
-
-// promtool ships in Debian's `prometheus` package (scripts/ensure-test-tools.sh); PROMTOOL names another one.
-async function checkWithPromtool(exposition: string) {
-  const promtool =
-    process.env.PROMTOOL ??
-    [...(process.env.PATH ?? '').split(path.delimiter), '.cache/promtool/usr/bin']
-      .map((dir) => path.join(dir, 'promtool'))
-      .find((candidate) => existsSync(candidate));
-  expect(promtool, 'promtool: run scripts/ensure-test-tools.sh').toBeDefined();
-  const dir = await mkdtemp(path.join(tmpdir(), 'tally-metrics-'));
-  try {
-    const file = path.join(dir, 'metrics.txt');
-    // Tally's replica metrics only: the rest of the exposition is checked with the dashboards.
-    const replicaMetrics = exposition.split('\n').filter((line) => line.includes('tally_read_replica_'));
-    expect(replicaMetrics.length).toBeGreaterThanOrEqual(8);
-    await writeFile(file, `${replicaMetrics.join('\n')}\n`);
-    // `check metrics` reads stdin; the shell hands it the file.
-    const { stdout, stderr } = await run('sh', ['-c', `"${promtool}" check metrics < "${file}"`]).catch(
-      (err: { stdout: string; stderr: string }) => err,
-    );
-    expect(`${stdout}${stderr}`.trim()).toBe('');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
