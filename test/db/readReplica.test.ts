@@ -122,7 +122,7 @@ describe('the web role with DATABASE_READ_URL', () => {
   });
 });
 
-describe('the console on a standby', () => {
+describe('the console and the reports on a standby', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp(3600, { worker: true });
@@ -160,6 +160,51 @@ describe('the console on a standby', () => {
     } finally {
       await onStandby('select pg_wal_replay_resume()');
     }
+  });
+
+  it('the month-end close report and the daily report job read the standby; the report is stored on the primary', async () => {
+    const salesOfNovember = async () => {
+      const response = await request(t.app).get('/api/periods/2026-11').set(auth);
+      expect(response.status).toBe(200);
+      const accounts = response.body.data.accounts as { activity: { sales: number } }[];
+      return accounts.reduce((sum, account) => sum + account.activity.sales, 0);
+    };
+    const dailyPayments = async (after: number) => {
+      const job = await request(t.app).post('/api/jobs/daily-report').set(auth).send({ date: '2026-11-01' });
+      expect(job.status).toBe(202);
+      return waitFor('the daily report stored', async () => {
+        const { rows } = await t.pool.query<{ id: number; body: { totals: { payments: number }[] } }>(
+          `select id, body from reports where kind = 'daily' and period = '2026-11-01' and id > $1
+            order by id desc limit 1`,
+          [after],
+        );
+        until(rows.length === 1, 'not stored yet');
+        const row = rows[0] as NonNullable<(typeof rows)[0]>;
+        return { id: row.id, payments: row.body.totals.reduce((sum, total) => sum + total.payments, 0) };
+      });
+    };
+    await deliverPayment(t, 'py_replica_report', 70);
+    const salesBefore = await waitFor('a first payment in the close report', async () => {
+      const sales = await salesOfNovember();
+      until(sales > 0, 'not replayed yet');
+      return sales;
+    });
+
+    await onStandby('select pg_wal_replay_pause()');
+    let paused: { id: number; payments: number };
+    try {
+      await deliverPayment(t, 'py_replica_close', 70);
+      const projected = await t.pool.query(`select 1 from payments where id = 'py_replica_close'`);
+      expect(projected.rowCount).toBe(1);
+      expect(await salesOfNovember()).toBe(salesBefore);
+      paused = await dailyPayments(0);
+    } finally {
+      await onStandby('select pg_wal_replay_resume()');
+    }
+    await waitFor('the payment in the close report', async () => {
+      until((await salesOfNovember()) === salesBefore + 1234, 'not replayed yet');
+    });
+    expect((await dailyPayments(paused.id)).payments).toBe(paused.payments + 1);
   });
 });
 
