@@ -16,6 +16,7 @@ import { closeServer, serve } from '../src/api/serve.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
+import { readsFromPrimary } from '../src/db/readPool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { createBoss } from '../src/queue/boss.ts';
@@ -90,6 +91,7 @@ try {
   const app = createApp({
     config,
     pool,
+    reads: readsFromPrimary(pool),
     boss,
     log,
     metrics: createMetrics(pool, boss),

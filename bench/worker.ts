@@ -8,6 +8,7 @@ import path from 'node:path';
 import { jobs } from '../jobs/index.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
+import { readsFromPrimary } from '../src/db/readPool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { startEventProcessing } from '../src/projection/processingLoop.ts';
@@ -150,7 +151,17 @@ try {
   let stopProcessing = async () => {};
   const workerSeconds = await timed('worker', async () => {
     stopProcessing = startEventProcessing({ pool, boss, log });
-    await startWorkers({ pool, boss, log, config: Object.freeze({}) as never, now: () => new Date() }, jobs);
+    await startWorkers(
+      {
+        pool,
+        reads: readsFromPrimary(pool),
+        boss,
+        log,
+        config: Object.freeze({}) as never,
+        now: () => new Date(),
+      },
+      jobs,
+    );
     // An indexed probe: a count of the whole table every 100 ms cost the database a fifth of a core.
     while (await pending(`select exists (select from events where status = 'received') as pending`))
       await new Promise((resolve) => setTimeout(resolve, 100));

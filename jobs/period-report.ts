@@ -9,13 +9,14 @@ import { defineJob } from '../src/queue/job.ts';
 /**
  * Builds the close report of a business month (the previous one, unless one is named) and writes it to
  * REPORTS_DIR as `period-<YYYY-MM>.{json,csv,html}` when that is set; GET /api/periods/:period serves it live.
- * Then checks the closed periods against their stored versions, as the hourly closed-period-check does.
+ * The report reads the replica when one is configured and within its lag. Then checks the closed periods
+ * against their stored versions on the primary, as the hourly closed-period-check does.
  */
 export default defineJob('period-report', {
   async handle(payload, context) {
     const timeZone = context.config.BUSINESS_TIME_ZONE;
     const period = payload.period ?? previousPeriod(periodOf(context.now(), timeZone));
-    const report = await currentPeriodReport(context.pool, period, context.config, context.now());
+    const report = await currentPeriodReport(context.reads.pool, period, context.config, context.now());
     const dir = context.config.REPORTS_DIR;
     if (dir) {
       await mkdir(dir, { recursive: true });

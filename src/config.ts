@@ -22,6 +22,15 @@ export const configSchema = z.object({
     description:
       'Postgres connection string. Unset: `npm start` runs an embedded Postgres under `.data/`; the separate `web`, `worker`, `clock` and `release` processes need it.',
   }),
+  DATABASE_READ_URL: optionalText.meta({
+    format: 'Postgres connection string',
+    description:
+      "A streaming replica (hot standby) of `DATABASE_URL`. Set: reports (daily and month-end close), console pages and the API's lag-tolerant reads query it while it is within `READ_MAX_LAG_SECONDS`; webhooks, workflow actions, the worker's projections and `GET /api/status` stay on the primary. Unset: everything reads the primary.",
+  }),
+  READ_MAX_LAG_SECONDS: integer(30).meta({
+    description:
+      "Largest replica lag at which reads stay on `DATABASE_READ_URL`; past it, or with the replica unreachable, they go to the primary until it catches up (logged once per change, and in `/metrics`). 30 seconds: Postgres's default `max_standby_streaming_delay`, the pause a standby takes by itself while a long report holds back replay, so a report never sends reads to the primary on its own.",
+  }),
   PORT: z.coerce
     .number()
     .int()

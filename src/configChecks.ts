@@ -13,6 +13,11 @@ export function crossFieldProblems(env: Record<string, string | undefined>, use:
   if (use.verifiesWebhooks && set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
     problems.push('WEBHOOK_SECRETS: is required when DATABASE_URL is set');
   }
+  if (set('DATABASE_READ_URL') && !set('DATABASE_URL')) {
+    problems.push(
+      'DATABASE_READ_URL: needs DATABASE_URL (a replica of the embedded database is not supported)',
+    );
+  }
   const names = (env.API_TOKENS ?? '').split(',').map((entry) => entry.trim().split(':')[0]);
   if (set('API_TOKEN')) names.push('admin');
   const repeated = names.filter((name, index) => name && names.indexOf(name) !== index);

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
+import type { Reads } from '../db/readPool.ts';
 import type { Logger } from '../logger.ts';
 import type { Boss } from '../queue/boss.ts';
 import type { JobDefinition } from '../queue/job.ts';
@@ -10,6 +11,8 @@ import type { Metrics } from './metrics.ts';
 export type AppDeps = {
   config: Config;
   pool: Pool;
+  /** Where lag-tolerant GETs read: `reads.pool` (a replica when one is configured and within its lag). */
+  reads: Reads;
   boss: Boss;
   log: Logger;
   metrics: Metrics;

@@ -1,7 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool } from '../db/pool.ts';
+import type { Reads } from '../db/readPool.ts';
 import type { Boss } from '../queue/boss.ts';
 import { cachedRead, sharedDatabaseGauges } from './metricsGauges.ts';
+import { registerReplicaMetrics } from './replicaMetrics.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -13,10 +15,16 @@ export const METRICS_FRESH_FOR_MS = 5_000;
  * own small pool (web.ts), never the one that stores webhooks: a scrape neither waits on ingest nor delays it.
  * The exposition is collected and rendered at most once per `freshForMs` (`exposition`): rendering costs the
  * event loop that acknowledges webhooks too, so 50 clients scraping in a loop cost one render per interval.
+ * `reads`, with a replica configured, adds its lag gauges (replicaMetrics.ts).
  */
-export function createMetrics(pool: Pool, boss: Boss, { freshForMs = METRICS_FRESH_FOR_MS } = {}) {
+export function createMetrics(
+  pool: Pool,
+  boss: Boss,
+  { freshForMs = METRICS_FRESH_FOR_MS, reads }: { freshForMs?: number; reads?: Reads } = {},
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (reads) registerReplicaMetrics(registry, reads);
   const readGauges = sharedDatabaseGauges(pool, boss);
   return {
     registry,

@@ -55,5 +55,5 @@ export function startClock(runtime: Runtime): () => Promise<void> {
 
 if (import.meta.main) {
   useBigintParser();
-  await runRole('clock', async (runtime) => startClock(runtime));
+  await runRole('clock', async (runtime) => startClock(runtime), { readsReplica: false });
 }

@@ -1,6 +1,7 @@
 import { jobs } from '../../jobs/index.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createPool, type Pool } from '../db/pool.ts';
+import { createReads, type Reads, readsFromPrimary } from '../db/readPool.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { type Boss, createBoss } from '../queue/boss.ts';
 import { createQueues } from '../queue/job.ts';
@@ -12,6 +13,7 @@ export type Runtime = {
   /** The database the pool and pg-boss use, for a role that needs a pool of its own (web's metrics pool). */
   connectionString: string;
   pool: Pool;
+  reads: Reads;
   boss: Boss;
   close: () => Promise<void>;
 };
@@ -37,10 +39,28 @@ export function exitWithError(log: Logger, err: unknown, what: string): never {
   process.exit(1);
 }
 
-/** Opens the pool and pg-boss against a migrated database and makes sure every queue exists. */
-export async function openRuntime(config: Config, log: Logger, connectionString: string): Promise<Runtime> {
+/**
+ * Opens the pool and pg-boss against a migrated database and makes sure every queue exists. With
+ * DATABASE_READ_URL set, also the replica's pool and its lag check, unless `readsReplica` is false (the clock
+ * reads nothing).
+ */
+export async function openRuntime(
+  config: Config,
+  log: Logger,
+  connectionString: string,
+  { readsReplica = true } = {},
+): Promise<Runtime> {
   const stopTracing = startTracing(process.env, log);
   const pool = createPool(connectionString, log);
+  const reads =
+    config.DATABASE_READ_URL && readsReplica
+      ? createReads({
+          primary: pool,
+          replicaUrl: config.DATABASE_READ_URL,
+          maxLagSeconds: config.READ_MAX_LAG_SECONDS,
+          log,
+        })
+      : readsFromPrimary(pool);
   const boss = createBoss(connectionString, log);
   await boss.start();
   await createQueues(boss, jobs);
@@ -49,9 +69,11 @@ export async function openRuntime(config: Config, log: Logger, connectionString:
     log,
     connectionString,
     pool,
+    reads,
     boss,
     close: async () => {
       await boss.stop({ graceful: true, timeout: 20_000 });
+      await reads.close();
       await pool.end();
       await stopTracing?.();
     },
@@ -82,6 +104,7 @@ export function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
 export async function runRole(
   role: string,
   start: (runtime: Runtime) => Promise<(() => Promise<void>) | undefined>,
+  options: { readsReplica?: boolean } = {},
 ) {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL).child({ role });
@@ -92,7 +115,7 @@ export async function runRole(
     process.exit(1);
   }
   try {
-    const runtime = await openRuntime(config, log, config.DATABASE_URL);
+    const runtime = await openRuntime(config, log, config.DATABASE_URL, options);
     const stop = await start(runtime);
     onShutdown(log, [...(stop ? [stop] : []), runtime.close]);
   } catch (err) {

@@ -22,7 +22,7 @@ const portOf = (server: Server) => {
  */
 export async function startWeb(runtime: Runtime): Promise<() => Promise<void>> {
   const metricsPool = createPool(runtime.connectionString, runtime.log, METRICS_POOL_SIZE, 'tally-metrics');
-  const metrics = createMetrics(metricsPool, runtime.boss);
+  const metrics = createMetrics(metricsPool, runtime.boss, { reads: runtime.reads });
   const listener = createWebListener({ ...runtime, metrics, jobs, now: () => new Date() });
   const server = await serve(listener, runtime.config.PORT);
   runtime.log.info({ port: portOf(server) }, 'web listening');

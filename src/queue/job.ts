@@ -1,12 +1,15 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
+import type { Reads } from '../db/readPool.ts';
 import type { Logger } from '../logger.ts';
 import type { Boss } from './boss.ts';
 import { type Payloads, type QueueDefinition, type QueueName, queues } from './queues.ts';
 
 export type JobContext = {
   pool: Pool;
+  /** Reports read through `reads.pool`; everything else, and every write, uses `pool`. */
+  reads: Reads;
   boss: Boss;
   config: Config;
   log: Logger;

@@ -18,6 +18,16 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('reads the primary unless DATABASE_READ_URL is set; a replica 30 s behind still serves reads', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_READ_URL).toBeUndefined();
+    expect(config.READ_MAX_LAG_SECONDS).toBe(30);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/tally' })).toThrow(
+      'DATABASE_READ_URL: needs DATABASE_URL',
+    );
+    expect(() => loadConfig({ READ_MAX_LAG_SECONDS: '0' })).toThrow('READ_MAX_LAG_SECONDS');
+  });
+
   it('splits and trims comma lists', () => {
     const config = loadConfig({ WEBHOOK_SECRETS: ` ${A} , ${B},,`, CAPTURE_ALERT_HOURS: '6, 48,24' });
     expect(config.WEBHOOK_SECRETS).toEqual([A, B]);

@@ -8,6 +8,7 @@ import { createApp } from '../../src/api/app.ts';
 import { createMetrics } from '../../src/api/metrics.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
+import { createReads, readsFromPrimary } from '../../src/db/readPool.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startEventProcessing } from '../../src/projection/processingLoop.ts';
 import { createBoss } from '../../src/queue/boss.ts';
@@ -43,6 +44,8 @@ export async function startTestApp(
     webhookSecrets?: string[];
     /** Small upload and time limits for POST /api/bank-statements. */
     statementLimits?: { maxBytes?: number; parseBudgetMs?: number };
+    /** How often the replica's lag is checked when `env` sets DATABASE_READ_URL (tests check often). */
+    lagCheckIntervalMs?: number;
   } = {},
 ) {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
@@ -74,6 +77,15 @@ export async function startTestApp(
     }),
   );
   const pool = createPool(options.poolUrl ?? databaseUrl, log);
+  const reads = config.DATABASE_READ_URL
+    ? createReads({
+        primary: pool,
+        replicaUrl: config.DATABASE_READ_URL,
+        maxLagSeconds: config.READ_MAX_LAG_SECONDS,
+        log,
+        checkIntervalMs: options.lagCheckIntervalMs,
+      })
+    : readsFromPrimary(pool);
   const boss = createBoss(databaseUrl, log);
   await boss.start();
   const jobs = options.jobs ?? allJobs;
@@ -84,9 +96,10 @@ export async function startTestApp(
   const app = createApp({
     config,
     pool,
+    reads,
     boss,
     log,
-    metrics: createMetrics(pool, boss, { freshForMs: 0 }),
+    metrics: createMetrics(pool, boss, { freshForMs: 0, reads }),
     jobs,
     now,
     statementLimits: options.statementLimits,
@@ -97,10 +110,11 @@ export async function startTestApp(
   const processDeliveries =
     options.worker && (!options.workerJobs || options.workerJobs.includes('process-event'));
   const stopProcessing = processDeliveries ? startEventProcessing({ pool, boss, log }) : async () => {};
-  if (options.worker) await startWorkers({ pool, boss, config, log, now }, workerJobs);
+  if (options.worker) await startWorkers({ pool, reads, boss, config, log, now }, workerJobs);
   return {
     app,
     pool,
+    reads,
     boss,
     log,
     config,
@@ -111,6 +125,7 @@ export async function startTestApp(
     close: async () => {
       await stopProcessing();
       await boss.stop({ graceful: false });
+      await reads.close();
       await pool.end();
       await new Promise((resolve) => logFile.end(resolve));
     },

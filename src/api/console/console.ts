@@ -12,6 +12,7 @@ import { findingPages } from './pages.ts';
 import { paymentPage } from './paymentPage.ts';
 import { payoutPages } from './payoutPages.ts';
 import { periodPages } from './periodPages.ts';
+import { readYourChanges } from './readYourChanges.ts';
 import { renderPage } from './render.ts';
 import { consoleSession, provideCsrfToken, requireHttps, requireSignIn, signInRoutes } from './session.ts';
 import { signInLimit } from './signInLimit.ts';
@@ -64,7 +65,7 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
     express.urlencoded({ extended: false, limit: '16kb' }),
   );
   router.use(signInRoutes(tokens, session.pruneSessions, signInLimit(deps.log)));
-  router.use(requireSignIn(tokens));
+  router.use(requireSignIn(tokens), readYourChanges(deps.reads));
   router.use(
     findingPages(deps),
     paymentPage(deps),

@@ -39,11 +39,11 @@ export function deliveryPages(deps: AppDeps): Router {
       status: query.status,
       ...dayRange(query.from, query.to),
     };
-    const { data, pageInfo } = paginate(await listDeliveries(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginate(await listDeliveries(deps.reads.pool, filter, page), page);
     renderPage(req, res, 'deliveries', { deliveries: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/deliveries/:id', async (req, res) => {
-    const delivery = await findEvent(deps.pool, { rowId: deliveryIdOf(req.params.id) });
+    const delivery = await findEvent(deps.reads.pool, { rowId: deliveryIdOf(req.params.id) });
     if (!delivery) throw new HttpError(404, 'resource_not_found', 'no delivery with that id');
     renderPage(req, res, 'delivery', { delivery, queued: req.query.queued === '1' });
   });

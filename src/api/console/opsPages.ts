@@ -22,34 +22,38 @@ export function opsPages(deps: AppDeps): Router {
   router.get('/alerts', async (req, res) => {
     const query = parseQuery(alertsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listAlerts(deps.pool, query, page), page);
+    const { data, pageInfo } = paginate(await listAlerts(deps.reads.pool, query, page), page);
     renderPage(req, res, 'alerts', { alerts: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/ach-returns', async (req, res) => {
     const query = parseQuery(achReturnsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listAchReturns(deps.pool, achReturnFilterOf(query), page);
+    const rows = await listAchReturns(deps.reads.pool, achReturnFilterOf(query), page);
     const { data, pageInfo } = paginate(rows, page);
     renderPage(req, res, 'achReturns', { returns: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/disputes', async (req, res) => {
     const query = parseQuery(disputesQuery, req.query);
     const page = pageFromQuery(req.query);
-    const rows = await listDisputes(deps.pool, { status: query.status, accountId: query.account_id }, page);
+    const rows = await listDisputes(
+      deps.reads.pool,
+      { status: query.status, accountId: query.account_id },
+      page,
+    );
     const { data, pageInfo } = paginate(rows, page);
     renderPage(req, res, 'disputes', { disputes: data, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/reports', async (req, res) => {
     const query = parseQuery(reportsQuery, req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listReports(deps.pool, query, page), page);
+    const { data, pageInfo } = paginate(await listReports(deps.reads.pool, query, page), page);
     const reports = data.map((row) => ({ ...row, id: reportId(row.id) }));
     renderPage(req, res, 'reports', { reports, query, links: pageLinks(req, pageInfo) });
   });
   router.get('/reports/:id', async (req, res) => {
     const match = /^rpt_(\d+)(?:\.(csv|json))?$/.exec(req.params.id);
     const rowId = match?.[1] === undefined ? null : parseRowId(match[1]);
-    const row = rowId === null ? null : await findReport(deps.pool, { id: rowId });
+    const row = rowId === null ? null : await findReport(deps.reads.pool, { id: rowId });
     if (!row) throw new HttpError(404, 'resource_not_found', 'no report with that id');
     const id = reportId(row.id);
     const report = row.body as unknown as Report;

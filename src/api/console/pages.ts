@@ -22,11 +22,11 @@ export function findingPages(deps: AppDeps): Router {
   router.get('/', async (req, res) => {
     const now = deps.now();
     const [overview, events, openFindings, jobs, lag] = await Promise.all([
-      readOverview(deps.pool, now),
-      countEventsByStatus(deps.pool),
-      sumOpenFindings(deps.pool, now),
+      readOverview(deps.reads.pool, now),
+      countEventsByStatus(deps.reads.pool),
+      sumOpenFindings(deps.reads.pool, now),
       countJobsByQueue(deps.boss),
-      summarizeReconciliationLag(deps.pool),
+      summarizeReconciliationLag(deps.reads.pool),
     ]);
     // Jobs failed for good, per queue: the ones people must look at (reconcile-stale retries reconciliations).
     const failedJobs = Object.entries(jobs).filter(([, counts]) => counts.failed > 0);
@@ -37,7 +37,7 @@ export function findingPages(deps: AppDeps): Router {
     const { filter, query } = findingFilterOf(req.query);
     const { sort } = parseQuery(z.object({ sort: oneOf(FINDING_ORDERS).optional() }), req.query);
     const page = pageFromQuery(req.query);
-    const { data, pageInfo } = paginate(await listFindings(deps.pool, filter, page, sort), page);
+    const { data, pageInfo } = paginate(await listFindings(deps.reads.pool, filter, page, sort), page);
     renderPage(req, res, 'findings', {
       findings: data,
       query,
@@ -53,7 +53,7 @@ export function findingPages(deps: AppDeps): Router {
 
   router.get('/findings/:id', async (req, res) => {
     const id = findingIdOf(req.params.id);
-    renderPage(req, res, 'finding', { finding: await findingWithHistory(deps.pool, id) });
+    renderPage(req, res, 'finding', { finding: await findingWithHistory(deps.reads.pool, id) });
   });
 
   // A search box: the payment page by id.

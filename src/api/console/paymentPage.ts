@@ -20,14 +20,14 @@ export function paymentPage(deps: AppDeps): Router {
   const router = express.Router();
   router.get('/payments/:id', async (req, res) => {
     const { id } = parseParams(z.object({ id: pathId() }), req.params);
-    const detail = await findPaymentDetail(deps.pool, id);
+    const detail = await findPaymentDetail(deps.reads.pool, id);
     if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
     const [timeline, configurations, findings, payoutLines, decline] = await Promise.all([
-      listPaymentTimeline(deps.pool, id),
-      listFeeConfigurationsOfPayment(deps.pool, id),
-      listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE),
-      listPayoutLinesOfPayment(deps.pool, id),
-      findDeclineOfPayment(deps.pool, id),
+      listPaymentTimeline(deps.reads.pool, id),
+      listFeeConfigurationsOfPayment(deps.reads.pool, id),
+      listFindings(deps.reads.pool, { paymentId: id }, FINDINGS_PAGE),
+      listPayoutLinesOfPayment(deps.reads.pool, id),
+      findDeclineOfPayment(deps.reads.pool, id),
     ]);
     renderPage(req, res, 'payment', {
       id,

@@ -17,7 +17,7 @@ export function payoutPages(deps: AppDeps): Router {
   router.get('/payouts', async (req, res) => {
     const { filter } = payoutFilterOf(req.query);
     const page = keyPageFromQuery(req.query);
-    const { data, pageInfo } = paginateByKey(await listPayouts(deps.pool, filter, page), page);
+    const { data, pageInfo } = paginateByKey(await listPayouts(deps.reads.pool, filter, page), page);
     // The filter as given (already checked), to fill the form again.
     const form = Object.fromEntries(
       Object.keys(payoutsQuery.shape).map((name) => {
@@ -34,7 +34,7 @@ export function payoutPages(deps: AppDeps): Router {
   });
   router.get('/payouts/:id', async (req, res) => {
     const { id, csv } = payoutPathOf(req.params);
-    const payout = id === null ? null : await readPayoutDetail(deps.pool, id);
+    const payout = id === null ? null : await readPayoutDetail(deps.reads.pool, id);
     if (!payout) throw new HttpError(404, 'resource_not_found', 'No payout with that id.');
     if (!csv) {
       renderPage(req, res, 'payout', { payout });

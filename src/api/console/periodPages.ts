@@ -24,11 +24,11 @@ export function periodPages(deps: AppDeps): Router {
   const router = express.Router();
   const serve = async (raw: string) => {
     const now = deps.now();
-    return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
+    return servePeriod(deps.reads.pool, await checkedPeriod(deps, raw, now), deps.config, now);
   };
 
   router.get('/periods', async (req, res) => {
-    renderPage(req, res, 'periods', { periods: await listPeriods(deps.pool, deps.config, deps.now()) });
+    renderPage(req, res, 'periods', { periods: await listPeriods(deps.reads.pool, deps.config, deps.now()) });
   });
 
   router.get('/periods/:period', async (req, res) => {
@@ -42,7 +42,7 @@ export function periodPages(deps: AppDeps): Router {
     renderPage(req, res, 'period', {
       report: served.report,
       state: closeStateOf(served.closed),
-      history: await listPeriodHistory(deps.pool, period),
+      history: await listPeriodHistory(deps.reads.pool, period),
       currencies: [...new Set(served.report.journal.map((movement) => movement.currency))].sort(),
       formats: JOURNAL_FORMATS,
     });

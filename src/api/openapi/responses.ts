@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FALLBACK_REASONS } from '../../db/readPool.ts';
 import { count, named, timestamp } from './registry.ts';
 
 export const errorSchema = named(
@@ -75,6 +76,14 @@ export const statusSchema = named(
     last_payout_sync_at: timestamp().nullable(),
     payments_awaiting_payout: count(),
     payouts_unmatched_in_bank: count(),
+    read_replica: z
+      .strictObject({
+        reads_from: z.enum(['replica', 'primary']),
+        lag_s: z.number().nonnegative().nullable(),
+        checked_at: timestamp().nullable(),
+        fallback_reason: z.enum(FALLBACK_REASONS).nullable(),
+      })
+      .nullable(),
     failed_jobs: z.record(z.string(), count()),
   }),
 );

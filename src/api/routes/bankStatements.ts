@@ -119,7 +119,7 @@ export const statementsRoute = route({
   handler:
     (deps) =>
     async (_req, res, { page }) => {
-      const { data, pageInfo } = paginate(await listStatements(deps.pool, page), page);
+      const { data, pageInfo } = paginate(await listStatements(deps.reads.pool, page), page);
       res.json(list(data, pageInfo));
     },
 });

@@ -41,7 +41,7 @@ function declineFilterOf(query: z.output<typeof declinesQuery>) {
 export async function listDeclinesOfRequest(deps: AppDeps, requestQuery: Record<string, unknown>) {
   const query = parseQuery(declinesQuery, requestQuery);
   const page = pageFromQuery(requestQuery);
-  return paginate(await listDeclines(deps.pool, declineFilterOf(query), page), page);
+  return paginate(await listDeclines(deps.reads.pool, declineFilterOf(query), page), page);
 }
 
 /** GET /api/declines?advice=&network=&account_id=&since=, newest first, in the provider's list envelope. */
@@ -60,7 +60,10 @@ export const declinesRoute = route({
   handler:
     (deps) =>
     async (_req, res, { query, page }) => {
-      const { data, pageInfo } = paginate(await listDeclines(deps.pool, declineFilterOf(query), page), page);
+      const { data, pageInfo } = paginate(
+        await listDeclines(deps.reads.pool, declineFilterOf(query), page),
+        page,
+      );
       res.json(list(data.map(presentDecline), pageInfo));
     },
 });

@@ -23,7 +23,10 @@ export const disputesRoute = route({
     (deps) =>
     async (_req, res, { query, page }) => {
       const { status, account_id: accountId } = query;
-      const { data, pageInfo } = paginate(await listDisputes(deps.pool, { status, accountId }, page), page);
+      const { data, pageInfo } = paginate(
+        await listDisputes(deps.reads.pool, { status, accountId }, page),
+        page,
+      );
       res.json(
         list(
           data.map(({ dispute_id: disputeId, ...row }) => ({ ...row, id: disputeId })),

@@ -21,7 +21,7 @@ export const eventRoute = route({
   handler:
     (deps) =>
     async (_req, res, { params: { id } }) => {
-      const event = await findEvent(deps.pool, { eventId: id });
+      const event = await findEvent(deps.reads.pool, { eventId: id });
       if (!event) throw new HttpError(404, 'resource_not_found', 'no event with that id');
       const { id: _rowId, event_id, ...rest } = event;
       // The stored body is kept as received; what the API shows has card numbers reduced to the last four.

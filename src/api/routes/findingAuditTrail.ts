@@ -33,7 +33,7 @@ export const findingAuditTrailRoute = route({
     (deps) =>
     async (_req, res, { query }) => {
       if (query.to < query.from) throw new HttpError(400, 'invalid_parameter', 'to: must not be before from');
-      const rows = readFindingAuditTrail(deps.pool, {
+      const rows = readFindingAuditTrail(deps.reads.pool, {
         fromDay: query.from,
         toDay: query.to,
         timeZone: deps.config.BUSINESS_TIME_ZONE,

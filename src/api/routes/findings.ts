@@ -76,7 +76,7 @@ export const listFindingsRoute = route({
   handler:
     (deps) =>
     async (_req, res, { query, page }) => {
-      const rows = await listFindings(deps.pool, findingFilterFrom(query), page, query.sort);
+      const rows = await listFindings(deps.reads.pool, findingFilterFrom(query), page, query.sort);
       const { data, pageInfo } = paginate(rows, page);
       res.json(list(data.map(presentFinding), pageInfo));
     },

@@ -38,7 +38,7 @@ export const alertsRoute = route({
   handler:
     (deps) =>
     async (_req, res, { query, page }) => {
-      const rows = await listAlerts(deps.pool, query, page);
+      const rows = await listAlerts(deps.reads.pool, query, page);
       const { data, pageInfo } = paginate(rows, page);
       res.json(
         list(
@@ -62,7 +62,7 @@ export const achReturnsRoute = route({
     (deps) =>
     async (_req, res, { query, page }) => {
       const filter = achReturnFilterOf(query);
-      const { data, pageInfo } = paginate(await listAchReturns(deps.pool, filter, page), page);
+      const { data, pageInfo } = paginate(await listAchReturns(deps.reads.pool, filter, page), page);
       res.json(
         list(
           data.map((row) => ({ ...row, id: findingIdText(row.id) })),

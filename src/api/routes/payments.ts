@@ -28,10 +28,10 @@ export const paymentRoute = route({
   handler:
     (deps) =>
     async (_req, res, { params: { id } }) => {
-      const detail = await findPaymentDetail(deps.pool, id);
+      const detail = await findPaymentDetail(deps.reads.pool, id);
       if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
       // listFindings returns one row past the page (to tell if more exist); the payment shows the page.
-      const findings = (await listFindings(deps.pool, { paymentId: id }, FINDINGS_PAGE)).slice(
+      const findings = (await listFindings(deps.reads.pool, { paymentId: id }, FINDINGS_PAGE)).slice(
         0,
         FINDINGS_PAGE.limit,
       );

@@ -78,13 +78,13 @@ export const payoutsRoute = route({
     (deps) =>
     async (_req, res, { query, page }) => {
       const filter = payoutFilterFrom(query);
-      const { data, pageInfo } = paginateByKey(await listPayouts(deps.pool, filter, page), page);
+      const { data, pageInfo } = paginateByKey(await listPayouts(deps.reads.pool, filter, page), page);
       res.json(list(data, pageInfo));
     },
 });
 
 async function readPayout(deps: RouteDeps, id: string) {
-  const payout = await readPayoutDetail(deps.pool, id);
+  const payout = await readPayoutDetail(deps.reads.pool, id);
   if (!payout) throw new HttpError(404, 'resource_not_found', 'id: no payout with that id');
   return payout;
 }

@@ -41,7 +41,7 @@ export const journalQuery = z.object({
 
 const serve = async (deps: AppDeps, raw: string): Promise<ServedPeriod> => {
   const now = deps.now();
-  return servePeriod(deps.pool, await checkedPeriod(deps, raw, now), deps.config, now);
+  return servePeriod(deps.reads.pool, await checkedPeriod(deps, raw, now), deps.config, now);
 };
 
 export const periodsRoute = route({
@@ -52,7 +52,7 @@ export const periodsRoute = route({
   summary: 'Every month from the earliest activity to the current one, newest first',
   answers: ok('Every period.', schemas.page('PeriodPage', schemas.periodSummarySchema, 'The periods.')),
   handler: (deps) => async (_req, res) => {
-    const rows = await listPeriods(deps.pool, deps.config, deps.now());
+    const rows = await listPeriods(deps.reads.pool, deps.config, deps.now());
     res.json(list(rows, { has_previous: false, has_next: false, start_cursor: null, end_cursor: null }));
   },
 });
@@ -83,7 +83,7 @@ export const periodRoute = route({
         single('period', served.report.period, {
           ...served.report,
           ...closeStateOf(served.closed),
-          history: await listPeriodHistory(deps.pool, served.report.period),
+          history: await listPeriodHistory(deps.reads.pool, served.report.period),
         }),
       );
     },

@@ -51,7 +51,7 @@ export const reportsRoute = route({
   handler:
     (deps) =>
     async (_req, res, { query, page }) => {
-      const { data, pageInfo } = paginate(await listReports(deps.pool, query, page), page);
+      const { data, pageInfo } = paginate(await listReports(deps.reads.pool, query, page), page);
       const links = (id: string) => ({
         json: `/api/reports/${id}.json`,
         csv: `/api/reports/${id}.csv`,
@@ -79,7 +79,7 @@ function reportRoute(extension: 'json' | 'csv' | 'html' | null, summary: string,
     handler:
       (deps) =>
       async (_req, res, { params }) => {
-        const row = await findReport(deps.pool, { id: params.id });
+        const row = await findReport(deps.reads.pool, { id: params.id });
         if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
         const id = reportId(row.id);
         const report = row.body as unknown as Report;

@@ -7,6 +7,7 @@ import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts
 import { summarizeRetention } from '../../retention/queries.ts';
 import { summarizeSweeps } from '../../sweep/readQueries.ts';
 import * as schemas from '../openapi/responses.ts';
+import { readReplicaStatus } from '../readReplicaStatus.ts';
 import { single } from './envelope.ts';
 import { ok, route } from './route.ts';
 
@@ -57,6 +58,7 @@ export const statusRoute = route({
         last_payout_sync_at: payouts.lastPayoutSyncAt,
         payments_awaiting_payout: payouts.paymentsAwaitingPayout,
         payouts_unmatched_in_bank: payouts.payoutsUnmatchedInBank,
+        read_replica: readReplicaStatus(deps.reads),
         failed_jobs: Object.fromEntries(
           Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
         ),
