@@ -18,6 +18,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
+import { postmasterPidOf } from './cpuUsage.ts';
 import { baselineLatency, type Latency } from './ingestBaseline.ts';
 import {
   freshDatabase,
@@ -65,7 +66,7 @@ function describe(result: Measured, baseline: number): string[] {
   const after = result.behindAfterFixed;
   return [
     `  ${result.topology.name}: ${acked.toFixed(0)} acked/s, ratio ${(acked / baseline).toFixed(2)}, ${load.non2xx} non-2xx, ${load.socketErrors} socket errors${drained}`,
-    `    latency p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms; CPU wrk ${percent(load.cpuShare)}, processes ${percent(tallyCpuShare)}, machine ${percent(machineBusyShare)} busy`,
+    `    latency p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms; CPU wrk ${percent(load.cpuShare)}, processes ${percent(tallyCpuShare)}, machine ${percent(machineBusyShare)} busy; ${result.cpuPerDeliveryMs.toFixed(2)} ms of CPU (processes and Postgres) a delivery`,
     ...(fixed
       ? [
           `    at ${FIXED_RATE} req/s: ${ms(fixed.latency)}, ${fixed.non2xx} non-2xx${after ? `; then ${after.deliveries} deliveries unprocessed, ${after.payments} payments unreconciled` : ''}`,
@@ -88,7 +89,8 @@ try {
   const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   // Above what this machine acknowledges, so wrk rarely wraps around to requests it already sent.
   const bodyBytes = await writeSignedRequests(requestsFile, secret, SECONDS * 10_000);
-  const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile };
+  const postmasterPid = postmasterPidOf(path.join(dataDir, 'postgres'));
+  const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile, postmasterPid };
   const shapes = TOPOLOGIES.filter((topology) => topology.name.startsWith(process.env.BENCH_TOPOLOGY ?? ''));
   const lines = [
     `body ${bodyBytes} bytes, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, ${availableParallelism()} cores`,
