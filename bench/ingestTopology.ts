@@ -153,8 +153,7 @@ export async function measureTopology(
     const behind = async () =>
       (
         await probe.query<{ deliveries: number; payments: number }>(
-          `select ((select count(*) from event_queue) + (select count(*) from events where status = 'received'))::int
-                    as deliveries,
+          `select (select count(*) from events where status = 'received')::int as deliveries,
                   (select count(*) from payment_reconciliation_states where unreconciled_since is not null)::int
                     as payments`,
         )

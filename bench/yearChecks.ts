@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Simulator } from '../simulator/server.ts';
 import { createPool } from '../src/db/pool.ts';
 import type { Logger } from '../src/logger.ts';
-import { claimEventsToProcess } from '../src/projection/eventQueue.ts';
+import { claimEventsToProcess } from '../src/projection/eventQueries.ts';
 import { buildDailyReport } from '../src/reports/buildDailyReport.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import type { SweepClient } from '../src/sweep/sweepAccount.ts';

@@ -23,14 +23,10 @@ export async function listEventsForExport(
   return rows;
 }
 
-// Deliveries waiting to be projected, or failed: in this release's tables, or so marked by the previous one.
-const WAITING = `(id in (select id from event_queue) or status = 'received')`;
-const FAILED = `(id in (select id from event_failures) or status = 'failed')`;
-const whichOf = (which: 'waiting' | 'failed') => (which === 'waiting' ? WAITING : FAILED);
-
-export async function countEventsToProcess(db: Queryable, which: 'waiting' | 'failed'): Promise<number> {
+export async function countEventsWithStatus(db: Queryable, statuses: string[]): Promise<number> {
   const { rows } = await db.query<{ count: number }>(
-    `select count(*)::int as count from events where ${whichOf(which)}`,
+    'select count(*)::int as count from events where status = any($1::text[])',
+    [statuses],
   );
   return rows[0]?.count ?? 0;
 }
@@ -38,11 +34,11 @@ export async function countEventsToProcess(db: Queryable, which: 'waiting' | 'fa
 /** Row ids of deliveries waiting (or failed, when asked), in arrival order, after `afterId`. */
 export async function listEventIdsToProcess(
   db: Queryable,
-  page: { afterId: number; limit: number; which: 'waiting' | 'failed' },
+  page: { afterId: number; limit: number; statuses: string[] },
 ): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>(
-    `select id from events where id > $1::bigint and ${whichOf(page.which)} order by id limit $2::int`,
-    [page.afterId, page.limit],
+    `select id from events where id > $1::bigint and status = any($2::text[]) order by id limit $3::int`,
+    [page.afterId, page.statuses, page.limit],
   );
   return rows.map((row) => row.id);
 }

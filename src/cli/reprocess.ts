@@ -6,7 +6,7 @@ import { createBoss } from '../queue/boss.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
-import { countEventsToProcess, countPurgedDeliveries, listEventIdsToProcess } from './queries.ts';
+import { countEventsWithStatus, countPurgedDeliveries, listEventIdsToProcess } from './queries.ts';
 
 export const usage = 'tally reprocess --all [--allow-purged] | --failed';
 
@@ -37,14 +37,14 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       return 1;
     }
     if (values.all) await withTransaction(pool, (client) => resetProjections(client));
-    const which = values.all ? 'waiting' : 'failed';
-    const total = await countEventsToProcess(pool, which);
+    const statuses = values.all ? ['received'] : ['failed'];
+    const total = await countEventsWithStatus(pool, statuses);
     const progress = createProgress(total);
     let done = 0;
     let failed = 0;
     let afterId = 0;
     for (;;) {
-      const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, which });
+      const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, statuses });
       for (const id of ids) {
         await processStoredEvent({ pool, boss }, id).catch(() => {
           failed += 1;

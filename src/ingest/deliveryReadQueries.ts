@@ -1,5 +1,4 @@
 import type { Page, Queryable } from '../db/pool.ts';
-import { FAILED_COUNT, OLDEST_WAITING_RECEIVED_AT, WAITING_COUNT } from '../projection/deliveryState.ts';
 import { rawText, withParsedBody } from './queries.ts';
 
 export type DeliveryDetail = {
@@ -19,7 +18,7 @@ export type DeliveryDetail = {
   processed_at: Date | null;
   /** When retention purged the body (then `body` is null); null while kept. */
   body_purged_at: Date | null;
-  /** The payment the delivery names, recorded with it (by the worker, for one stored before that). */
+  /** The payment the delivery names, recorded by the worker when it took it (null before, or if none). */
   payment_id: string | null;
   conflicts: { received_at: string; body_sha256: string }[];
 };
@@ -40,7 +39,7 @@ export async function findEvent(
                                                         'body_sha256', encode(c.body_sha256, 'hex'))
                                       order by c.id)
                         from event_conflicts c where c.event_id = e.event_id), '[]') as conflicts
-       from deliveries e
+       from events e
       where ${'eventId' in key ? 'e.event_id = $1::text' : 'e.id = $1::bigint'}`,
     ['eventId' in key ? key.eventId : key.rowId],
   );
@@ -50,13 +49,13 @@ export async function findEvent(
 export type EventCounts = { received: number; failed: number; quarantined: number; conflicts: number };
 
 /**
- * Counts the deliveries that still need attention: waiting and failed ones from their own small tables (and the
- * claim's partial index, for rows the previous release stored), quarantined ones from their partial index.
+ * Counts the deliveries that still need attention, each from a partial index: waiting rows from the claim's
+ * index, failed and quarantined ones from their own.
  */
 export async function countEventsByStatus(db: Queryable): Promise<EventCounts> {
   const { rows } = await db.query<EventCounts>(
-    `select (${WAITING_COUNT})::int as received,
-            (${FAILED_COUNT})::int as failed,
+    `select (select count(*) from events where status = 'received')::int as received,
+            (select count(*) from events where status = 'failed')::int as failed,
             (select count(*) from events where status = 'quarantined')::int as quarantined,
             (select count(*) from event_conflicts)::int as conflicts`,
   );
@@ -77,7 +76,7 @@ export async function listDeliveries(db: Queryable, filter: DeliveryFilter, page
   const backwards = page.beforeId !== null;
   const { rows } = await db.query<Record<string, unknown> & { id: number }>(
     `select id, event_id, event_name, account_id, account_type, source, status, received_at, processed_at
-       from deliveries
+       from events
       where ($1::text is null or event_id = $1::text) and ($2::text is null or event_name = $2::text)
         and ($3::text is null or account_id = $3::text) and ($4::text is null or status = $4::text)
         and ($5::timestamptz is null or received_at >= $5::timestamptz)
@@ -105,7 +104,9 @@ export async function listDeliveries(db: Queryable, filter: DeliveryFilter, page
  */
 export async function findOldestWaitingDeliverySeconds(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ seconds: number | null }>(
-    `select extract(epoch from now() - ${OLDEST_WAITING_RECEIVED_AT})::float8 as seconds`,
+    `select extract(epoch from now() - min(received_at))::float8 as seconds
+       from events
+      where status = 'received'`,
   );
   return Math.max(0, rows[0]?.seconds ?? 0);
 }

@@ -51,14 +51,3 @@ function depthOf(value: unknown, depth: number): number {
   for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child, depth + 1));
   return deepest;
 }
-
-/**
- * The payment a delivery is about (the payment itself, or what names it), for the console's timeline: known
- * from the envelope, so it is written with the delivery and never by the worker.
- */
-export function paymentIdOf(data: unknown): string | null {
-  if (typeof data !== 'object' || data === null) return null;
-  const { payment_id, id: ownId } = data as Record<string, unknown>;
-  const id = payment_id ?? ownId;
-  return typeof id === 'string' && id.startsWith('py_') ? id : null;
-}

@@ -9,7 +9,6 @@ export type NewEvent = {
   rawBody: Buffer;
   bodySha256: Buffer;
   quarantineReason: string | null;
-  paymentId: string | null;
   receivedAt: Date;
 };
 
@@ -39,20 +38,19 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<E
   const { rows } = await db.query<EventInsertResult>(
     `with inserted as (
        insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256,
-                           status, quarantine_reason, payment_id, received_at)
+                           status, quarantine_reason, received_at)
        select e.event_id, e.event_name, e.account_id, e.account_type, e.headers,
               substring($10::bytea from e.start for e.length), decode(e.body_sha256, 'hex'),
-              case when e.quarantine_reason is null then 'stored' else 'quarantined' end,
-              e.quarantine_reason, e.payment_id, e.received_at
+              case when e.quarantine_reason is null then 'received' else 'quarantined' end,
+              e.quarantine_reason, e.received_at
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int[], $7::int[],
-                     $8::text[], $9::text[], $11::timestamptz[], $12::text[])
+                     $8::text[], $9::text[], $11::timestamptz[])
               with ordinality as e(event_id, event_name, account_id, account_type, headers, start, length,
-                                   body_sha256, quarantine_reason, received_at, payment_id, position)
+                                   body_sha256, quarantine_reason, received_at, position)
         order by e.position
        on conflict do nothing
-       returning id, event_id, body_sha256, status
-     ),
-     queued as (insert into event_queue (id) select id from inserted where status = 'stored')
+       returning id, event_id, body_sha256
+     )
      select true as inserted, id, event_id, body_sha256 from inserted
      union all
      select false, id, event_id, body_sha256 from events where event_id = any($1::text[])`,
@@ -68,7 +66,6 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<E
       events.map((event) => event.quarantineReason),
       Buffer.concat(events.map((event) => event.rawBody)),
       events.map((event) => event.receivedAt),
-      events.map((event) => event.paymentId),
     ],
   );
   return rows;

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { keepTraceContext, traceVerification, traceWebhookRequests } from '../tracing/spans.ts';
-import { parseEnvelope, paymentIdOf } from './envelope.ts';
+import { parseEnvelope } from './envelope.ts';
 import { createDeliveryWriter } from './groupCommit.ts';
 import type { NewEvent } from './queries.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './signature.ts';
@@ -167,7 +167,6 @@ function toNewEvent(
       accountId: null,
       accountType: null,
       quarantineReason: parsed.reason,
-      paymentId: null,
     };
   }
   const { envelope } = parsed;
@@ -178,6 +177,5 @@ function toNewEvent(
     accountId: envelope.account_id,
     accountType: envelope.account_type,
     quarantineReason: null,
-    paymentId: paymentIdOf(envelope.data),
   };
 }

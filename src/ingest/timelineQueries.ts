@@ -20,7 +20,7 @@ export async function listPaymentTimeline(db: Queryable, paymentId: string): Pro
   const { rows } = await db.query<Omit<TimelineEntry, 'body' | 'duplicate'> & { raw_text: string | null }>(
     `select e.id, e.event_id, e.event_name, e.source, e.status, e.received_at, ${rawText('e')},
             (select count(*) from event_conflicts c where c.event_id = e.event_id)::int as conflicts
-       from deliveries e
+       from events e
       where e.payment_id = $1::text
       order by e.received_at, e.id
       limit 500`,

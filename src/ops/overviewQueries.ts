@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import { FAILED_COUNT, OLDEST_WAITING_RECEIVED_AT } from '../projection/deliveryState.ts';
 
 export type Overview = {
   deliveries_last_hour: number;
@@ -26,8 +25,8 @@ export async function readOverview(db: Queryable, now: Date): Promise<Overview> 
     `select (select count(*) from events where received_at >= $1::timestamptz - interval '1 hour')::int as deliveries_last_hour,
             (select count(*) from events where received_at >= $1::timestamptz - interval '5 minutes')::int as deliveries_last_5_minutes,
             (select max(received_at) from events) as last_delivery_at,
-            ${OLDEST_WAITING_RECEIVED_AT} as oldest_unprocessed_at,
-            (${FAILED_COUNT})::int as failed_deliveries,
+            (select min(received_at) from events where status = 'received') as oldest_unprocessed_at,
+            (select count(*) from events where status = 'failed')::int as failed_deliveries,
             (select count(*) from events where status = 'quarantined')::int as quarantined_deliveries,
             (select count(*) from findings where code = 'capture_expiring' and status in ('open', 'acknowledged'))::int
               as captures_expiring,

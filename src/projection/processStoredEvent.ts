@@ -12,14 +12,14 @@ import { traceWorkerBatch } from '../tracing/spans.ts';
 import { describeIssues } from '../zodIssues.ts';
 import { rowsOfBatch } from './batchRows.ts';
 import { familyOf } from './eventFamilies.ts';
-import { countUnknownValues } from './eventQueries.ts';
 import {
   claimEventsToProcess,
+  countUnknownValues,
   type EventToProcess,
   lockEventsToProcess,
   markEventFailed,
   markEventsProcessed,
-} from './eventQueue.ts';
+} from './eventQueries.ts';
 import { projectBatch } from './projectBatch.ts';
 import { unknownValuesOf } from './unknownValues.ts';
 
@@ -59,6 +59,9 @@ async function finishProcessing(
   await markEventsProcessed(client, events);
   await queueReconciliations(client, boss, paymentIds);
 }
+
+const needsProcessing = (event: EventToProcess) =>
+  event.status !== 'processed' && event.status !== 'quarantined';
 
 // Every webhook body is at most 64 levels deep (checked at ingest); an API snapshot the sweep stored is
 // checked here, so nothing the projection runs on a body meets an unbounded depth.
@@ -136,9 +139,10 @@ async function projectUnderSavepoint(
 async function projectLocked(
   client: PoolClient,
   boss: Boss,
-  events: EventToProcess[],
+  locked: EventToProcess[],
   budgetMs: number,
 ): Promise<Map<number, unknown>> {
+  const events = locked.filter(needsProcessing);
   const failures = new Map<number, unknown>();
   if (events.length === 0) return failures;
   const batchFailure = await projectUnderSavepoint(client, budgetMs, () =>
@@ -175,7 +179,7 @@ export async function processNextEvents(
 }
 
 /**
- * Projects these stored deliveries (those waiting to be, queued or failed) in one transaction, without a time budget: a
+ * Projects these stored deliveries (those not processed yet) in one transaction, without a time budget: a
  * person asked (`tally reprocess`), and no loop waits behind them. Returns the failures.
  */
 export async function processStoredEvents(

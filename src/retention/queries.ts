@@ -1,11 +1,8 @@
 import type { Queryable } from '../db/pool.ts';
 
 // Only deliveries whose processing is over: processed, or quarantined (never processed, kept as evidence).
-// A delivery waiting or failed (in event_queue or event_failures, or so marked by the previous release) still
-// needs its body, whatever its age.
-const finished = (alias: string) => `(${alias}.status in ('processed', 'quarantined')
-  or (${alias}.status = 'stored' and not exists (select from event_queue q where q.id = ${alias}.id)
-      and not exists (select from event_failures f where f.id = ${alias}.id)))`;
+// A delivery received or failed still needs its body, whatever its age.
+const FINISHED = `status in ('processed', 'quarantined')`;
 
 /** Records the start of a purge run and returns its id. */
 export async function startPurgeRun(db: Queryable, cutoff: Date, now: Date): Promise<number> {
@@ -32,7 +29,7 @@ export async function purgeEventBodies(
   const { rows } = await db.query<{ purged: number }>(
     `with batch as (
        select id from events
-        where body_purged_at is null and received_at < $1::timestamptz and ${finished('events')}
+        where body_purged_at is null and received_at < $1::timestamptz and ${FINISHED}
         order by received_at
         limit $2::int
         for update skip locked),
@@ -57,7 +54,7 @@ export async function purgeConflictBodies(
   const { rows } = await db.query<{ purged: number }>(
     `with batch as (
        select c.id from event_conflicts c join events e on e.event_id = c.event_id
-        where c.body_purged_at is null and c.received_at < $1::timestamptz and ${finished('e')}
+        where c.body_purged_at is null and c.received_at < $1::timestamptz and e.${FINISHED}
         order by c.id
         limit $2::int
         for update of c skip locked),
@@ -81,9 +78,9 @@ export async function countPurgeable(
 ): Promise<{ events: number; conflicts: number }> {
   const { rows } = await db.query<{ events: number; conflicts: number }>(
     `select (select count(*)::int from events
-              where body_purged_at is null and received_at < $1::timestamptz and ${finished('events')}) as events,
+              where body_purged_at is null and received_at < $1::timestamptz and ${FINISHED}) as events,
             (select count(*)::int from event_conflicts c join events e on e.event_id = c.event_id
-              where c.body_purged_at is null and c.received_at < $1::timestamptz and ${finished('e')}) as conflicts`,
+              where c.body_purged_at is null and c.received_at < $1::timestamptz and e.${FINISHED}) as conflicts`,
     [cutoff],
   );
   return rows[0] ?? { events: 0, conflicts: 0 };

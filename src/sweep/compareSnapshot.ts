@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { FindingDraft } from '../findings/findings.ts';
-import { paymentIdOf } from '../ingest/envelope.ts';
 import type { ApiSnapshot, ProjectedState, SweptResource } from './queries.ts';
 
 export type ApiObject = {
@@ -131,6 +130,5 @@ export function snapshotOf(
     rawBody,
     bodySha256: createHash('sha256').update(rawBody).digest(),
     receivedAt: context.fetchedAt,
-    paymentId: paymentIdOf(object.raw),
   };
 }

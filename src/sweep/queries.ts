@@ -10,32 +10,25 @@ export type ApiSnapshot = {
   rawBody: Buffer;
   bodySha256: Buffer;
   receivedAt: Date;
-  /** The payment the snapshot is about (`paymentIdOf` its data), for the console's timeline. */
-  paymentId: string | null;
 };
 
 /**
  * Stores API snapshots in the raw log (`source = 'api'`) beside webhook deliveries, skipping one already
- * stored (its id is the object's id and `updated_at`); queued in the same statement, the worker projects them.
+ * stored (its id is the object's id and `updated_at`); stored as `received`, the worker projects them.
  * Written apart from the webhook hot path: the sweep never reports conflicts, a snapshot is what it is.
  */
 export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]): Promise<void> {
   if (snapshots.length === 0) return;
   await db.query(
-    `with stored as (
-       insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, status,
-                           source, payment_id, received_at)
-       select s.event_id, s.event_name, s.account_id, s.account_type, '{}'::jsonb, decode(s.raw_body, 'base64'),
-              decode(s.body_sha256, 'hex'), 'stored', 'api', s.payment_id, s.received_at
-         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[],
-                     $8::text[])
-              with ordinality as s(event_id, event_name, account_id, account_type, raw_body, body_sha256,
-                                   received_at, payment_id, position)
-        order by s.position
-       on conflict do nothing
-       returning id
-     )
-     insert into event_queue (id) select id from stored`,
+    `insert into events (event_id, event_name, account_id, account_type, headers, raw_body, body_sha256, status,
+                         source, received_at)
+     select s.event_id, s.event_name, s.account_id, s.account_type, '{}'::jsonb, decode(s.raw_body, 'base64'),
+            decode(s.body_sha256, 'hex'), 'received', 'api', s.received_at
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+            with ordinality as s(event_id, event_name, account_id, account_type, raw_body, body_sha256,
+                                 received_at, position)
+      order by s.position
+     on conflict do nothing`,
     [
       snapshots.map((snapshot) => snapshot.eventId),
       snapshots.map((snapshot) => snapshot.eventName),
@@ -44,7 +37,6 @@ export async function insertApiSnapshots(db: Queryable, snapshots: ApiSnapshot[]
       snapshots.map((snapshot) => snapshot.rawBody.toString('base64')),
       snapshots.map((snapshot) => snapshot.bodySha256.toString('hex')),
       snapshots.map((snapshot) => snapshot.receivedAt),
-      snapshots.map((snapshot) => snapshot.paymentId),
     ],
   );
 }

@@ -230,7 +230,7 @@ describe('re-processing a delivery from the console', () => {
     const stored = async () =>
       (
         await t.pool.query(
-          `select id, status, attempts, retry_at is not null as retrying from deliveries where event_id = $1`,
+          `select id, status, attempts, retry_at is not null as retrying from events where event_id = $1`,
           [bad.id],
         )
       ).rows[0];
@@ -239,10 +239,7 @@ describe('re-processing a delivery from the console', () => {
       until(row.status === 'failed', `status ${row.status}`);
     });
     // As if the worker had tried five times: it is no longer claimed by itself.
-    await t.pool.query(
-      'update event_failures set attempts = 5, retry_at = null where id = (select id from events where event_id = $1)',
-      [bad.id],
-    );
+    await t.pool.query(`update events set attempts = 5, retry_at = null where event_id = $1`, [bad.id]);
     const { id } = await stored();
 
     const reader = await signIn(t, READ_TOKEN);

@@ -202,7 +202,7 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
     await waitUntil(
       async () => {
         const { rows } = await t.pool.query(
-          `select (select count(*) from deliveries where status <> 'processed')::int as waiting,
+          `select (select count(*) from events where status <> 'processed')::int as waiting,
                   (select count(*) from pgboss.job where state in ('created', 'retry', 'active'))::int as jobs,
                   (select count(*) from payment_reconciliation_states
                     where reconciled_version <> projected_version or unreconciled_since is not null)::int as stale`,
@@ -270,7 +270,6 @@ it('kill -9 of web and worker during 50,000 deliveries loses nothing, processes 
             bodySha256: Buffer.alloc(32),
             jsonStart: 0,
             quarantineReason: null,
-            paymentId: null,
             receivedAt: new Date(),
           };
         });

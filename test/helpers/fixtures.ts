@@ -72,9 +72,7 @@ export async function drain(t: TestApp, timeoutMs = 20_000): Promise<void> {
   await waitFor(
     'the worker to project every stored delivery',
     async () => {
-      const { rows } = await t.pool.query(
-        `select id, error from deliveries where status = 'received' limit 20`,
-      );
+      const { rows } = await t.pool.query(`select id, error from events where status = 'received' limit 20`);
       until(rows.length === 0, `still received: ${JSON.stringify(rows)}`);
     },
     { timeoutMs },

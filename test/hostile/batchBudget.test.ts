@@ -30,7 +30,7 @@ it('a delivery that makes its batch overrun the budget fails alone, for good, an
     await vi.waitFor(
       async () => {
         const { rows } = await t.pool.query(
-          `select count(*)::int as n from deliveries where status = 'received'`,
+          `select count(*)::int as n from events where status = 'received'`,
         );
         expect(rows[0].n).toBe(0);
       },
@@ -39,9 +39,7 @@ it('a delivery that makes its batch overrun the budget fails alone, for good, an
   } finally {
     await stopProcessing();
   }
-  const { rows } = await t.pool.query(
-    `select payment_id, status, error, retry_at from deliveries order by id`,
-  );
+  const { rows } = await t.pool.query(`select payment_id, status, error, retry_at from events order by id`);
   expect(rows).toEqual([
     { payment_id: 'py_before', status: 'processed', error: null, retry_at: null },
     {
@@ -57,7 +55,7 @@ it('a delivery that makes its batch overrun the budget fails alone, for good, an
   expect(t.logLines.join('')).toContain('process-event failed: delivery kept as failed');
 
   // Re-processed on a person's request (`tally reprocess --failed`), it is projected whatever it takes.
-  const failed = await t.pool.query(`select id from deliveries where status = 'failed'`);
+  const failed = await t.pool.query(`select id from events where status = 'failed'`);
   expect(await processStoredEvents(t, [failed.rows[0].id])).toEqual(new Map());
   const payments = await t.pool.query('select id from payments order by id');
   expect(payments.rows.map((row) => row.id)).toEqual(['py_after', 'py_before', 'py_slow']);

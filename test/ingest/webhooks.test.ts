@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(async () => {
-  await t.pool.query('truncate events, event_queue, processed_events cascade');
+  await t.pool.query('truncate events cascade');
 });
 
 // What the API and the console show: the stored raw bytes, parsed.
@@ -26,7 +26,7 @@ const countEvents = async () =>
   (await t.pool.query('select count(*)::int as n from events')).rows[0].n as number;
 // The raw log is the worker's queue: a stored delivery waiting to be projected is a row in status `received`.
 const waitingDeliveries = async () =>
-  (await t.pool.query(`select id from deliveries where status = 'received' order by id`)).rows.map(
+  (await t.pool.query(`select id from events where status = 'received' order by id`)).rows.map(
     (row) => row.id,
   );
 
@@ -46,12 +46,9 @@ describe('a signed delivery', () => {
       event_name: 'payment.created',
       account_id: 'acc_sub_1',
       account_type: 'test',
-      status: 'stored',
+      status: 'received',
       quarantine_reason: null,
-      payment_id: event.data.id,
     });
-    // Its wait is an entry of the worker's queue, written by the same statement: the row is never written again.
-    expect((await t.pool.query('select id from event_queue')).rows).toEqual([{ id: row.id }]);
     expect(row.raw_body.toString('utf8')).toBe(raw);
     expect(row.body_sha256.equals(createHash('sha256').update(raw).digest())).toBe(true);
     // The body is stored once, as the raw bytes; readers parse them.
@@ -118,7 +115,7 @@ describe.each(sdkVectors)('the provider SDK test vector $file', (vector) => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ received: true, event_id: vector.eventId, duplicate: false });
       await drain(vectorApp);
-      const { rows } = await vectorApp.pool.query('select raw_body, status, error from deliveries');
+      const { rows } = await vectorApp.pool.query('select raw_body, status, error from events');
       expect(rows).toHaveLength(1);
       expect(rows[0].raw_body.toString('utf8')).toBe(recorded.body);
       expect(rows[0]).toMatchObject({ status: 'processed', error: null });
@@ -242,7 +239,7 @@ describe('bodies that are not a valid envelope', () => {
     const again = await postSigned(t.app, invalid);
     expect(again.body.duplicate).toBe(true);
 
-    const { rows } = await t.pool.query('select id, status, quarantine_reason, raw_body from deliveries');
+    const { rows } = await t.pool.query('select id, status, quarantine_reason, raw_body from events');
     expect(rows).toHaveLength(1);
     expect(rows[0].status).toBe('quarantined');
     expect(rows[0].quarantine_reason).toContain('account_type');
@@ -255,7 +252,7 @@ describe('bodies that are not a valid envelope', () => {
   it('signed JSON holding a NUL character is quarantined rather than refused by Postgres', async () => {
     const response = await postSigned(t.app, paymentEvent({ data: { note: 'a\u0000b' } }));
     expect(response.status).toBe(200);
-    const { rows } = await t.pool.query('select status, quarantine_reason from deliveries');
+    const { rows } = await t.pool.query('select status, quarantine_reason from events');
     expect(rows[0]).toEqual({
       status: 'quarantined',
       quarantine_reason: 'contains a NUL character or an unpaired surrogate',
@@ -269,13 +266,13 @@ describe('bodies Postgres cannot store as jsonb', () => {
     const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(event))]);
     const response = await postSigned(t.app, raw);
     expect(response.body).toEqual({ received: true, event_id: event.id, duplicate: false });
-    const { rows } = await t.pool.query('select id, status, raw_body from deliveries');
+    const { rows } = await t.pool.query('select id, status, raw_body from events');
     expect(rows[0].status).toBe('received');
     expect(rows[0].raw_body.equals(raw)).toBe(true);
     expect(await bodyOf(event.id)).toEqual(event);
     // The worker parses the same bytes past the mark.
     expect(await processStoredEvents(t, [rows[0].id])).toEqual(new Map());
-    const stored = await t.pool.query('select status from deliveries');
+    const stored = await t.pool.query('select status from events');
     expect(stored.rows[0]).toEqual({ status: 'processed' });
     expect(await bodyOf(event.id)).toEqual(event);
   });
@@ -299,7 +296,7 @@ describe('bodies Postgres cannot store as jsonb', () => {
     expect(raw).toContain('\\ud800');
     const response = await postSigned(t.app, raw);
     expect(response.status).toBe(200);
-    const { rows } = await t.pool.query('select status, raw_body from deliveries');
+    const { rows } = await t.pool.query('select status, raw_body from events');
     expect(rows[0].status).toBe('quarantined');
     expect(rows[0].raw_body.toString()).toBe(raw);
   });

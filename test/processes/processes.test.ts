@@ -70,7 +70,7 @@ it('web and worker run as separate processes: a delivery is stored and projected
     await waitFor(
       'the worker process to project the delivery',
       async () => {
-        const { rows } = await pool.query('select status from deliveries');
+        const { rows } = await pool.query('select status from events');
         until(rows[0]?.status === 'processed', `status ${rows[0]?.status ?? 'none'}`);
       },
       { timeoutMs: 10_000, intervalMs: 100 },

@@ -199,7 +199,7 @@ async function projected(
   await t.pool.query(`update events set received_at = '2026-11-02T11:00:00Z'`);
   const ids = (await t.pool.query('select id from events order by id')).rows.map((row) => row.id as number);
   await process(t, ids);
-  const statuses = await t.pool.query('select status, count(*)::int as n from deliveries group by status');
+  const statuses = await t.pool.query('select status, count(*)::int as n from events group by status');
   expect(statuses.rows).toEqual([{ status: 'processed', n: bodies.length }]);
   const findings = await t.pool.query(
     'select code, subject_id, account_id, status, expected, actual, details from findings order by code, subject_id',
@@ -216,7 +216,7 @@ const asBatches = (size: number) => async (t: TestApp, ids: number[]) => {
     expect([...failures.values()]).toEqual([]);
   }
   // One transaction per batch (its now() is each processed_at), not the one-at-a-time fallback.
-  const transactions = await t.pool.query('select count(distinct processed_at)::int as n from deliveries');
+  const transactions = await t.pool.query('select count(distinct processed_at)::int as n from events');
   expect(transactions.rows[0].n).toBe(Math.ceil(ids.length / size));
 };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { listPaymentTimeline } from '../../src/ingest/timelineQueries.ts';
-import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../../src/projection/eventQueue.ts';
+import { claimEventsToProcess, PROCESSING_ATTEMPTS } from '../../src/projection/eventQueries.ts';
 import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(async () => {
-  await t.pool.query('truncate events, event_queue, processed_events cascade');
+  await t.pool.query('truncate events cascade');
 });
 
 const payments = (count: number, prefix: string) =>
@@ -63,10 +63,10 @@ it('a worker that dies mid-batch releases its deliveries at once, and the next c
   });
 
   expect((await processNextEvents(t, 100)).claimed).toBe(3);
-  const statuses = await t.pool.query(`select status from deliveries`);
+  const statuses = await t.pool.query(`select status from events`);
   expect(statuses.rows.map((row) => row.status)).toEqual(['processed', 'processed', 'processed']);
   expect((await t.pool.query('select count(*)::int as n from payments')).rows[0].n).toBe(3);
-  // Each delivery names its payment for the console's timeline, written with it by the webhook's insert.
+  // The worker names each delivery's payment for the console's timeline; the webhook's insert did not.
   const named = await t.pool.query(`select payment_id from events order by id`);
   expect(named.rows.map((row) => row.payment_id)).toEqual(['py_dies_0', 'py_dies_1', 'py_dies_2']);
 });
@@ -81,13 +81,13 @@ it('a delivery that keeps failing is retried with back-off, then stays failed an
     const { claimed, failures } = await processNextEvents(t, 100);
     expect([claimed, failures.size]).toEqual([1, 1]);
     const { rows } = await t.pool.query(
-      `select attempts, status, retry_at is not null as retrying from deliveries where event_id = $1`,
+      `select attempts, status, retry_at is not null as retrying from events where event_id = $1`,
       [bad.id],
     );
     attempts.push(rows[0]);
     // Not due yet: the next claim finds nothing until its retry time, which the test brings forward.
     expect((await processNextEvents(t, 100)).claimed).toBe(0);
-    await t.pool.query(`update event_failures set retry_at = now() where retry_at is not null`);
+    await t.pool.query(`update events set retry_at = now() where retry_at is not null`);
   }
   expect(attempts).toEqual([
     { attempts: 1, status: 'failed', retrying: true },
@@ -122,7 +122,7 @@ it('a delivery the database refuses fails alone, and the rest of its claim is pr
     const { claimed, failures } = await processNextEvents(t, 100);
     expect(claimed).toBe(3);
     expect([...failures.values()].map(String)).toEqual([expect.stringContaining('refused by test')]);
-    const { rows } = await t.pool.query(`select status, error from deliveries order by id`);
+    const { rows } = await t.pool.query(`select status, error from events order by id`);
     expect(rows).toEqual([
       { status: 'processed', error: null },
       { status: 'failed', error: expect.stringContaining('refused by test') },
@@ -147,7 +147,7 @@ it("a body beyond Postgres's jsonb range is processed like any other, its raw by
   const { claimed, failures } = await processNextEvents(t, 100);
   expect([claimed, failures.size]).toEqual([2, 0]);
   const { rows } = await t.pool.query(
-    `select status, convert_from(raw_body, 'utf8') as raw from deliveries order by id`,
+    `select status, convert_from(raw_body, 'utf8') as raw from events order by id`,
   );
   expect(rows.map((row) => row.status)).toEqual(['processed', 'processed']);
   expect(rows[1].raw).toBe(huge);

@@ -25,7 +25,7 @@ const openFindings = async () => {
 
 describe('what the provider actually sends', () => {
   it('every delivery of every variation is processed, none failed', async () => {
-    const { rows } = await t.pool.query(`select status, count(*)::int as n from deliveries group by status`);
+    const { rows } = await t.pool.query(`select status, count(*)::int as n from events group by status`);
     expect(rows).toEqual([{ status: 'processed', n: 39 }]);
   });
 

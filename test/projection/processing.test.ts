@@ -17,9 +17,7 @@ const event = (eventName: string, data: Record<string, unknown>) =>
 // Waits for one delivery to leave `received`, whatever it ends as.
 async function settled(eventId: string) {
   return waitFor(`${eventId} to leave received`, async () => {
-    const { rows } = await t.pool.query(`select status, error from deliveries where event_id = $1`, [
-      eventId,
-    ]);
+    const { rows } = await t.pool.query(`select status, error from events where event_id = $1`, [eventId]);
     until(rows[0] !== undefined && rows[0].status !== 'received', `status ${rows[0]?.status ?? 'none'}`);
     return rows[0];
   });
@@ -42,7 +40,7 @@ describe('a delivery whose data cannot be processed', () => {
     expect((await settled(good.id)).status).toBe('processed');
     // Tried again after 4 s, then 8, 16 and 32: five attempts in all before it stays failed.
     const { rows } = await t.pool.query(
-      `select attempts, extract(epoch from retry_at - now()) as wait from deliveries where event_id = $1`,
+      `select attempts, extract(epoch from retry_at - now()) as wait from events where event_id = $1`,
       [bad.id],
     );
     expect(rows[0].attempts).toBe(1);

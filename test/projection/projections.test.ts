@@ -20,8 +20,7 @@ const one = async (sql: string, params: unknown[] = []) => (await t.pool.query(s
 
 describe('every recorded fixture, replayed through POST /webhooks and the worker', () => {
   it('leaves every delivery processed', async () => {
-    const rows = (await t.pool.query('select status, count(*)::int as n from deliveries group by status'))
-      .rows;
+    const rows = (await t.pool.query('select status, count(*)::int as n from events group by status')).rows;
     expect(rows).toEqual([{ status: 'processed', n: allBodies().length }]);
   });
 
@@ -238,7 +237,7 @@ describe('order of delivery does not matter', () => {
     const { processStoredEvent } = await import('../../src/projection/processStoredEvent.ts');
     const { rows } = await t.pool.query(`select id from events order by id limit 3`);
     for (const row of rows) {
-      await t.pool.query('insert into event_queue (id) values ($1)', [row.id]);
+      await t.pool.query(`update events set status = 'received' where id = $1`, [row.id]);
       await processStoredEvent(t, row.id);
     }
     expect(await dumpProjections(t.pool, { withRowIds: true })).toEqual(before);

@@ -97,7 +97,7 @@ describe('retention purge', () => {
     await deliver(t.app, [JSON.stringify(paymentEvent()), JSON.stringify(paymentEvent())]);
     await processed(t);
     const ids = await t.pool.query<{ id: number; status: string; event_id: string | null; recent: boolean }>(
-      `select id, status, event_id, received_at > now() - interval '1 day' as recent from deliveries order by id`,
+      `select id, status, event_id, received_at > now() - interval '1 day' as recent from events order by id`,
     );
     failedId = ids.rows.find((row) => row.status === 'failed')?.id as number;
     quarantinedId = ids.rows.find((row) => row.status === 'quarantined')?.id as number;
@@ -107,7 +107,7 @@ describe('retention purge', () => {
     // One old processed delivery made to wait again, as if its worker had not got to it yet.
     waitingId = ids.rows.find((row) => row.status === 'processed' && !row.recent && row.id !== conflicted.id)
       ?.id as number;
-    await t.pool.query('insert into event_queue (id) values ($1)', [waitingId]);
+    await t.pool.query(`update events set status = 'received' where id = $1`, [waitingId]);
   });
   afterAll(() => t.close());
 
@@ -219,7 +219,7 @@ describe('retention purge', () => {
     expect(rebuilt.stdout).toBe(`reprocessed 4 deliveries, 1 failed, ${count} not replayed (body purged)\n`);
     expect(rebuilt.status).toBe(1);
     const states = await t.pool.query(
-      `select status, count(*)::int as n from deliveries where body_purged_at is not null group by status order by status`,
+      `select status, count(*)::int as n from events where body_purged_at is not null group by status order by status`,
     );
     expect(states.rows).toEqual([
       { status: 'processed', n: count },

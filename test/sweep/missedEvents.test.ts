@@ -178,7 +178,7 @@ describe('missed-event sweep', () => {
     ]);
     const sources = await t.pool.query(
       `select source, count(*)::int as n, count(*) filter (where status = 'processed')::int as processed
-         from deliveries group by source order by source`,
+         from events group by source order by source`,
     );
     expect(sources.rows).toEqual([
       { source: 'api', n: 5, processed: 5 },
@@ -310,7 +310,7 @@ describe('missed-event sweep', () => {
     expect((await request(t.app).post('/api/jobs/missed-event-sweep').set(auth).send({})).status).toBe(202);
     const rows = await waitFor('the invalid snapshot to fail in the worker', async () => {
       const { rows: stored } = await t.pool.query(
-        `select status, error from deliveries where source = 'api' and convert_from(raw_body, 'utf8')::jsonb->'data'->>'id' = 'py_sweep_invalid'`,
+        `select status, error from events where source = 'api' and convert_from(raw_body, 'utf8')::jsonb->'data'->>'id' = 'py_sweep_invalid'`,
       );
       until(stored[0]?.status === 'failed', JSON.stringify(stored));
       return stored;

@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
 import { findEvent, listDeliveries } from '../../ingest/deliveryReadQueries.ts';
-import { queueForProcessing } from '../../projection/eventQueue.ts';
+import { queueForProcessing } from '../../projection/eventQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { requireRoleFor } from '../routes/auth.ts';
