@@ -3,8 +3,6 @@
 // version, deleted) and by relation (bytes each heap and index grew), and the WAL of the whole run.
 import pg from 'pg';
 
-const pgPool = pg.Pool;
-
 /** Server settings that load pg_stat_statements: given to the bench's own embedded Postgres only. */
 export const STATEMENT_STATISTICS_SETTINGS = [
   'shared_preload_libraries=pg_stat_statements',
@@ -17,9 +15,6 @@ type Statement = {
   query: string;
   calls: number;
   exec_ms: number;
-  rows: number;
-  blocks_hit: number;
-  blocks_read: number;
   blocks_dirtied: number;
   wal_bytes: number;
   wal_fpi: number;
@@ -30,11 +25,13 @@ type RelationSize = { name: string; bytes: number };
 const SIZES = `select c.relname as name, pg_relation_size(c.oid)::float8 as bytes
                  from pg_class c join pg_namespace n on n.oid = c.relnamespace
                 where n.nspname = 'public' and c.relkind in ('r', 'i')`;
+// Statements listed one by one, by execution time; the rest are summed in one line.
+const LISTED_STATEMENTS = 14;
 
 /**
- * Resets the statistics of the database at `connectionString` (a superuser's `admin` pool on the same server
- * creates the extension once) and returns a function that, given how many deliveries were stored, writes the
- * profile since then on stderr. Call it once the processes have exited, so their table statistics are flushed.
+ * Resets the statistics of `database` (a superuser's `admin` pool on the same server creates the extension
+ * once) and returns a function that, given how many deliveries were stored, writes the profile since then on
+ * stderr. Call it once the processes have exited, so their table statistics are flushed.
  */
 export async function startStatementProfile(
   admin: pg.Pool,
@@ -45,22 +42,15 @@ export async function startStatementProfile(
   await database.query('select pg_stat_reset()');
   await admin.query('select pg_stat_statements_reset()');
   const sizesBefore = new Map((await database.query<RelationSize>(SIZES)).rows.map((r) => [r.name, r.bytes]));
-  const { lsn } = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'))
-    .rows[0] as {
-    lsn: string;
-  };
+  const lsn = (await admin.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]?.lsn;
   return async (deliveries) => {
-    const per = (value: number) => value / Math.max(deliveries, 1);
-    const wal = (
-      await admin.query<{ bytes: number }>(
-        'select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 as bytes',
-        [lsn],
-      )
-    ).rows[0]?.bytes as number;
+    const wal = await admin.query<{ bytes: number }>(
+      'select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 as bytes',
+      [lsn],
+    );
     const { rows: statements } = await admin.query<Statement>(
       `select regexp_replace(query, '\\s+', ' ', 'g') as query, calls::float8 as calls,
-              total_exec_time as exec_ms, rows::float8 as rows, shared_blks_hit::float8 as blocks_hit,
-              shared_blks_read::float8 as blocks_read, shared_blks_dirtied::float8 as blocks_dirtied,
+              total_exec_time as exec_ms, shared_blks_dirtied::float8 as blocks_dirtied,
               wal_bytes::float8 as wal_bytes, wal_fpi::float8 as wal_fpi
          from pg_stat_statements
         where dbid = (select oid from pg_database where datname = $1)
@@ -76,33 +66,47 @@ export async function startStatementProfile(
       .map((r) => ({ name: r.name, bytes: r.bytes - (sizesBefore.get(r.name) ?? 0) }))
       .filter((r) => r.bytes > 0)
       .sort((a, b) => b.bytes - a.bytes);
-    const total = (pick: (s: Statement) => number) => statements.reduce((sum, s) => sum + pick(s), 0);
-    const lines = [
-      `statement profile, ${label}: ${deliveries} deliveries stored; WAL ${per(wal).toFixed(0)} B a delivery;` +
-        ` statements ${((1000 * per(total((s) => s.exec_ms))) | 0).toString()} µs, ${per(total((s) => s.wal_bytes)).toFixed(0)} B of WAL a delivery`,
-      '| statement | calls per 1,000 | µs a delivery | WAL B a delivery | full pages per 1,000 | blocks dirtied per 1,000 |',
-      '|---|---|---|---|---|---|',
-      ...statements
-        .slice(0, 14)
-        .map(
-          (s) =>
-            `| \`${s.query.slice(0, 90)}\` | ${(1000 * per(s.calls)).toFixed(0)} | ${(1000 * per(s.exec_ms)).toFixed(1)} | ${per(s.wal_bytes).toFixed(0)} | ${(1000 * per(s.wal_fpi)).toFixed(0)} | ${(1000 * per(s.blocks_dirtied)).toFixed(0)} |`,
-        ),
-      `| ${statements.length - 14 > 0 ? statements.length - 14 : 0} others | | ${(1000 * per(total((s) => s.exec_ms)) - 1000 * per(statements.slice(0, 14).reduce((sum, s) => sum + s.exec_ms, 0))).toFixed(1)} | | | |`,
-      '| table | inserted per 1,000 | updated per 1,000 | of them in place (HOT) | deleted per 1,000 |',
-      '|---|---|---|---|---|',
-      ...tables
-        .slice(0, 12)
-        .map(
-          (t) =>
-            `| ${t.relname} | ${(1000 * per(t.inserted)).toFixed(0)} | ${(1000 * per(t.updated)).toFixed(0)} | ${(1000 * per(t.hot)).toFixed(0)} | ${(1000 * per(t.deleted)).toFixed(0)} |`,
-        ),
-      '| relation | grew, B a delivery |',
-      '|---|---|',
-      ...grown.slice(0, 16).map((r) => `| ${r.name} | ${per(r.bytes).toFixed(0)} |`),
-    ];
+    const lines = describeProfile(label, deliveries, wal.rows[0]?.bytes ?? 0, statements, tables, grown);
     process.stderr.write(`${lines.join('\n')}\n`);
   };
+}
+
+function describeProfile(
+  label: string,
+  deliveries: number,
+  walBytes: number,
+  statements: Statement[],
+  tables: TableWrites[],
+  grown: RelationSize[],
+): string[] {
+  const each = (value: number) => value / Math.max(deliveries, 1);
+  const perThousand = (value: number) => (1000 * each(value)).toFixed(0);
+  const microseconds = (ms: number) => (1000 * each(ms)).toFixed(1);
+  const sum = (rows: Statement[], pick: (s: Statement) => number) => rows.reduce((t, s) => t + pick(s), 0);
+  const listed = statements.slice(0, LISTED_STATEMENTS);
+  const others = statements.slice(LISTED_STATEMENTS);
+  return [
+    `statement profile, ${label}: ${deliveries} deliveries stored; WAL ${each(walBytes).toFixed(0)} B a delivery;` +
+      ` statements ${microseconds(sum(statements, (s) => s.exec_ms))} µs and ${each(sum(statements, (s) => s.wal_bytes)).toFixed(0)} B of WAL a delivery`,
+    '| statement | calls per 1,000 | µs a delivery | WAL B a delivery | full pages per 1,000 | blocks dirtied per 1,000 |',
+    '|---|---|---|---|---|---|',
+    ...listed.map(
+      (s) =>
+        `| \`${s.query.slice(0, 90)}\` | ${perThousand(s.calls)} | ${microseconds(s.exec_ms)} | ${each(s.wal_bytes).toFixed(0)} | ${perThousand(s.wal_fpi)} | ${perThousand(s.blocks_dirtied)} |`,
+    ),
+    `| ${others.length} others | | ${microseconds(sum(others, (s) => s.exec_ms))} | ${each(sum(others, (s) => s.wal_bytes)).toFixed(0)} | | |`,
+    '| table | inserted per 1,000 | updated per 1,000 | of them in place (HOT) | deleted per 1,000 |',
+    '|---|---|---|---|---|',
+    ...tables
+      .slice(0, 12)
+      .map(
+        (t) =>
+          `| ${t.relname} | ${perThousand(t.inserted)} | ${perThousand(t.updated)} | ${perThousand(t.hot)} | ${perThousand(t.deleted)} |`,
+      ),
+    '| relation | grew, B a delivery |',
+    '|---|---|',
+    ...grown.slice(0, 16).map((r) => `| ${r.name} | ${each(r.bytes).toFixed(0)} |`),
+  ];
 }
 
 /** Runs `work` against the database at `url` and writes its profile, per delivery stored in `events`. */
@@ -112,7 +116,7 @@ export async function profileStatements<T>(
   label: string,
   work: () => Promise<T>,
 ): Promise<T> {
-  const database = new pgPool({ connectionString: url, max: 1 });
+  const database = new pg.Pool({ connectionString: url, max: 1 });
   try {
     const finish = await startStatementProfile(admin, database, label);
     const result = await work();
