@@ -8,7 +8,8 @@
 // After the full load, BENCH_FIXED_RATE requests a second (default 1,000; 0 skips it) from an open-loop
 // generator for latency, next to the floor: single-row inserts sent straight to Postgres at that rate.
 // BENCH_TOPOLOGY="web" runs only the shapes whose name starts with it (the baseline always runs);
-// BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process (bench/profileTop.ts reads it).
+// BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process (bench/profileTop.ts reads it);
+// BENCH_STATEMENTS=1 writes what each delivery cost Postgres, by statement and table (bench/statementProfile.ts).
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
+import { postmasterPidOf } from './cpuUsage.ts';
 import { baselineLatency, type Latency } from './ingestBaseline.ts';
 import {
   freshDatabase,
@@ -28,6 +30,11 @@ import {
 } from './ingestTopology.ts';
 import { ensureWrk, writeSignedRequests } from './ingestWrk.ts';
 import { countArgument, endPool } from './measure.ts';
+import {
+  profileStatements,
+  STATEMENT_STATISTICS_SETTINGS,
+  statementProfileWanted,
+} from './statementProfile.ts';
 
 useBigintParser();
 
@@ -59,7 +66,7 @@ function describe(result: Measured, baseline: number): string[] {
   const after = result.behindAfterFixed;
   return [
     `  ${result.topology.name}: ${acked.toFixed(0)} acked/s, ratio ${(acked / baseline).toFixed(2)}, ${load.non2xx} non-2xx, ${load.socketErrors} socket errors${drained}`,
-    `    latency p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms; CPU wrk ${percent(load.cpuShare)}, processes ${percent(tallyCpuShare)}, machine ${percent(machineBusyShare)} busy`,
+    `    latency p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms; CPU wrk ${percent(load.cpuShare)}, processes ${percent(tallyCpuShare)}, machine ${percent(machineBusyShare)} busy; ${result.cpuPerDeliveryMs.toFixed(2)} ms of CPU (processes and Postgres) a delivery`,
     ...(fixed
       ? [
           `    at ${FIXED_RATE} req/s: ${ms(fixed.latency)}, ${fixed.non2xx} non-2xx${after ? `; then ${after.deliveries} deliveries unprocessed, ${after.payments} payments unreconciled` : ''}`,
@@ -71,14 +78,19 @@ function describe(result: Measured, baseline: number): string[] {
 ensureWrk();
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-ingest-'));
 await chmod(dataDir, 0o777);
-const database = await startEmbeddedPostgres(dataDir, log);
+const database = await startEmbeddedPostgres(
+  dataDir,
+  log,
+  statementProfileWanted() ? STATEMENT_STATISTICS_SETTINGS : [],
+);
 const admin = new pg.Pool({ connectionString: database.connectionString, max: 1 });
 try {
   const requestsFile = path.join(dataDir, 'signed-requests.tsv');
   const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   // Above what this machine acknowledges, so wrk rarely wraps around to requests it already sent.
   const bodyBytes = await writeSignedRequests(requestsFile, secret, SECONDS * 10_000);
-  const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile };
+  const postmasterPid = postmasterPidOf(path.join(dataDir, 'postgres'));
+  const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile, postmasterPid };
   const shapes = TOPOLOGIES.filter((topology) => topology.name.startsWith(process.env.BENCH_TOPOLOGY ?? ''));
   const lines = [
     `body ${bodyBytes} bytes, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, ${availableParallelism()} cores`,
@@ -91,13 +103,14 @@ try {
   const ratios = new Map<string, number[]>(shapes.map((shape) => [shape.name, []]));
   const reconciled = new Map<string, number[]>();
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const run = async (topology: typeof NAIVE_HANDLER, index: number) =>
-      measureTopology(
-        topology,
-        await freshDatabase(admin, database.connectionString, `bench_${round}_${index}`, log),
-        load,
-        FIXED_RATE > 0 ? FIXED_RATE : null,
+    const run = async (topology: typeof NAIVE_HANDLER, index: number) => {
+      const url = await freshDatabase(admin, database.connectionString, `bench_${round}_${index}`, log);
+      if (topology === NAIVE_HANDLER || !statementProfileWanted())
+        return measureTopology(topology, url, load, FIXED_RATE > 0 ? FIXED_RATE : null);
+      return profileStatements(admin, url, topology.name, () =>
+        measureTopology(topology, url, load, FIXED_RATE > 0 ? FIXED_RATE : null),
       );
+    };
     const naive = await run(NAIVE_HANDLER, 0);
     lines.push(`round ${round}:`, ...describe(naive, naive.acked));
     for (const [index, shape] of shapes.entries()) {

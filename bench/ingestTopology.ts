@@ -6,7 +6,7 @@ import pg from 'pg';
 import { freePort } from '../src/db/embedded.ts';
 import type { Logger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
-import { machineCpuSeconds, processCpuSeconds } from './cpuUsage.ts';
+import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from './cpuUsage.ts';
 import type { Latency } from './ingestBaseline.ts';
 import { runWrk, type WrkResult } from './ingestWrk.ts';
 
@@ -29,7 +29,14 @@ export const TOPOLOGIES: Topology[] = [
   { name: 'all-in-one (npm start)', roles: ['src/processes/start.ts'], worker: true },
 ];
 
-export type Load = { secret: string; seconds: number; connections: number; requestsFile: string };
+export type Load = {
+  secret: string;
+  seconds: number;
+  connections: number;
+  requestsFile: string;
+  /** The server's postmaster, for the CPU it spends on a run (`cpuPerDeliveryMs`); null: not counted. */
+  postmasterPid: number | null;
+};
 export type Fixed = { non2xx: number; latency: Latency; cpuShare: number };
 
 export type Measured = {
@@ -43,6 +50,11 @@ export type Measured = {
   drainSeconds: number | null;
   /** From the end of the load until every payment was reconciled on its newest state. */
   reconciledSeconds: number | null;
+  /**
+   * CPU milliseconds Tally's processes and Postgres spent per stored delivery, from the start of the load until
+   * every payment was reconciled: what decides throughput on a busy machine, and far steadier than a rate there.
+   */
+  cpuPerDeliveryMs: number;
   fixed: Fixed | null;
   /** Deliveries not yet processed and payments not yet reconciled when the 1,000 req/s run ended. */
   behindAfterFixed: { deliveries: number; payments: number } | null;
@@ -134,6 +146,9 @@ export async function measureTopology(
     process.stderr.write(`${topology.name}: ${load.seconds} s at ${load.connections} connections…\n`);
     const tallyCpu = () => children.reduce((sum, child) => sum + processCpuSeconds(child.pid ?? 0), 0);
     const [cpuBefore, machineBefore] = [tallyCpu(), machineCpuSeconds()];
+    const serverCpu = () => (load.postmasterPid === null ? 0 : postgresCpuSeconds(load.postmasterPid));
+    const serverBefore = serverCpu();
+    const loadStarted = new Date();
     const result = await runWrk(url, load.requestsFile, load.seconds, load.connections);
     const [cpuAfter, machineAfter] = [tallyCpu(), machineCpuSeconds()];
     const behind = async () =>
@@ -157,6 +172,14 @@ export async function measureTopology(
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    const spent = tallyCpu() - cpuBefore + serverCpu() - serverBefore;
+    // Stored by this run (a database with a year of data holds many more), through the arrival-time index.
+    const table = topology === NAIVE_HANDLER ? 'naive_events' : 'events';
+    const stored = await probe.query<{ n: number }>(
+      `select count(*)::int as n from ${table} where received_at >= $1::timestamptz`,
+      [loadStarted],
+    );
+    const deliveries = stored.rows[0]?.n ?? 0;
     let fixed: Fixed | null = null;
     if (fixedRate !== null) {
       process.stderr.write(`${topology.name}: ${load.seconds} s at ${fixedRate} req/s…\n`);
@@ -171,6 +194,7 @@ export async function measureTopology(
       lag,
       drainSeconds,
       reconciledSeconds,
+      cpuPerDeliveryMs: (1000 * spent) / Math.max(deliveries, 1),
       fixed,
       behindAfterFixed: topology.worker && fixed ? await behind() : null,
     };

@@ -1,6 +1,7 @@
 // npm run bench:worker [-- N]: N stored deliveries (default 50,000) processed end to end by the real
 // worker (its claim loop over the raw log), then every payment they touched reconciled (reconcile-payments
 // jobs, which run alongside), against a plain single-row INSERT … ON CONFLICT of the same rows, same run.
+// BENCH_STATEMENTS=1 writes what each delivery cost Postgres, by statement and table (bench/statementProfile.ts).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,11 @@ import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { startWorkers } from '../src/queue/workers.ts';
 import { countArgument, endPool } from './measure.ts';
+import {
+  STATEMENT_STATISTICS_SETTINGS,
+  startStatementProfile,
+  statementProfileWanted,
+} from './statementProfile.ts';
 
 useBigintParser();
 
@@ -94,7 +100,11 @@ async function timed(label: string, work: () => Promise<void>): Promise<number> 
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-'));
 await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
-const database = await startEmbeddedPostgres(dataDir, log);
+const database = await startEmbeddedPostgres(
+  dataDir,
+  log,
+  statementProfileWanted() ? STATEMENT_STATISTICS_SETTINGS : [],
+);
 try {
   await release(database.connectionString, log);
   const pool = createPool(database.connectionString, log, CLIENTS + 4);
@@ -145,6 +155,12 @@ try {
     );
   }
 
+  // The profile reads through a connection of its own, after the worker's pool has closed and flushed its
+  // statistics; an idle connection flushes its table statistics within 10 s, so the seeding's are counted
+  // before the reset, not in the worker's figures.
+  const profilePool = statementProfileWanted() ? createPool(database.connectionString, log, 1) : null;
+  if (profilePool) await new Promise((resolve) => setTimeout(resolve, 11_000));
+  const finishProfile = profilePool ? await startStatementProfile(profilePool, profilePool, 'worker') : null;
   const boss = createBoss(database.connectionString, log, { max: 6 });
   await boss.start();
   await createQueues(boss, jobs);
@@ -194,6 +210,8 @@ try {
   await stopProcessing();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
+  await finishProfile?.(N);
+  if (profilePool) await endPool(profilePool);
 } finally {
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });

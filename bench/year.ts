@@ -23,6 +23,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { createProviderClient } from '../src/provider/client.ts';
+import { postmasterPidOf } from './cpuUsage.ts';
 import {
   freshDatabase,
   type Load,
@@ -97,7 +98,13 @@ try {
 
   const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   const requestsFile = path.join(dataDir, 'signed-requests.tsv');
-  const load: Load = { secret, seconds: SECONDS, connections: CONNECTIONS, requestsFile };
+  const load: Load = {
+    secret,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    requestsFile,
+    postmasterPid: postmasterPidOf(path.join(dataDir, 'postgres')),
+  };
   // Fresh deliveries for every run: on the reused year database an earlier round's would be redeliveries.
   const measure = async (url: string) => {
     await writeSignedRequests(requestsFile, secret, SECONDS * 10_000);
@@ -155,7 +162,7 @@ try {
   const purge = await purgeUnderLoad(
     yearUrl,
     log,
-    { secret, seconds: PURGE_CHUNK_SECONDS, connections: 16, requestsFile: '' },
+    { secret, seconds: PURGE_CHUNK_SECONDS, connections: 16, requestsFile: '', postmasterPid: null },
     PURGE_RATE,
     cutoff,
   );

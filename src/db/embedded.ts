@@ -6,8 +6,15 @@ import type { Logger } from '../logger.ts';
 
 export type EmbeddedDatabase = { connectionString: string; stop: () => Promise<void> };
 
-/** Starts (initialising on first use) a real Postgres whose data lives in `dataDir`, on a free local port. */
-export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
+/**
+ * Starts (initialising on first use) a real Postgres whose data lives in `dataDir`, on a free local port, with
+ * any extra server `settings` (`name=value`, as `postgres -c` takes them).
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: Logger,
+  settings: string[] = [],
+): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir, 'postgres');
   await stopOrphanedPostmaster(databaseDir, log);
   const port = await freePort();
@@ -20,7 +27,13 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      ...settings.flatMap((setting) => ['-c', setting]),
+    ],
     onLog: (message) => log.trace({ postgres: message.trim() }, 'embedded postgres'),
     onError: (err) => log.error({ err }, 'embedded postgres'),
   });
