@@ -1,0 +1,70 @@
+/**
+ * How fast the retention purge goes, decided after each batch from what that batch measured: no I/O here.
+ *
+ * The purge shares Postgres with live ingest, whose acknowledgements wait on their own commits. A commit
+ * waits for the WAL flushes queued before it, so a purge batch's commit delays every webhook commit behind
+ * it, and the time its statement runs is CPU and I/O that ingest does not get. The pacing is a scavenger
+ * in the manner of LEDBAT (a transport that yields to other traffic by watching its own queueing delay):
+ *
+ * - The **floor** is the fastest commit this run has seen: what a commit costs when nothing queues before it.
+ * - A batch is **congested** when its commit took more than the floor plus `max(floor, queueSlackMs)`:
+ *   someone else's commits (or the purge's own last batch) made it wait about as long again as a commit
+ *   costs. A bigger batch also writes more WAL for its commit to flush, so this bounds the batch size too.
+ * - The batch size follows AIMD (as TCP's window does): `+ growBy` rows after a batch that was not congested,
+ *   halved after one that was, between `minBatch` and `maxBatch`.
+ * - The pause keeps the purge's share of one connection's time at `share`: it waits `(1 − share) / share`
+ *   times as long as the batch was busy (statement and commit). After a congested batch that multiplier
+ *   doubles (up to `maxBackoff`) and it halves back after each batch that was not, never above `maxPauseMs`.
+ *
+ * So an idle database purges quickly in large batches, and a busy one slows the purge down within a batch or
+ * two, without anyone choosing a rate for a disk they have not measured. `bench:purge` and `bench:year`
+ * measure the webhook p99 during a purge against the same load without one (docs/performance.md).
+ */
+export type PurgePacing = {
+  minBatch: number;
+  startBatch: number;
+  maxBatch: number;
+  growBy: number;
+  /** The share of one connection's time the purge keeps busy when nothing is congested, in (0, 1]. */
+  share: number;
+  /** Commits may wait this long above the floor before a batch counts as congested, however fast the floor. */
+  queueSlackMs: number;
+  maxBackoff: number;
+  maxPauseMs: number;
+};
+
+export const PURGE_PACING: PurgePacing = {
+  minBatch: 50,
+  startBatch: 200,
+  maxBatch: 2000,
+  growBy: 50,
+  share: 0.25,
+  queueSlackMs: 5,
+  maxBackoff: 16,
+  maxPauseMs: 5000,
+};
+
+/** What one batch took, in milliseconds: its statement, and its commit (the round trip of `commit`). */
+export type BatchTiming = { statementMs: number; commitMs: number };
+
+export type PacingState = { batchSize: number; floorMs: number; backoff: number };
+
+/** What to do next: the next batch's size, how long to wait first, and whether the last batch was congested. */
+export type PacingStep = PacingState & { pauseMs: number; congested: boolean };
+
+export function startPacing(pacing: PurgePacing): PacingState {
+  return { batchSize: pacing.startBatch, floorMs: Number.POSITIVE_INFINITY, backoff: 1 };
+}
+
+/** The pacing after a batch that took `timing`, from the state the batch ran with. */
+export function paceAfterBatch(pacing: PurgePacing, state: PacingState, timing: BatchTiming): PacingStep {
+  const floorMs = Math.min(state.floorMs, timing.commitMs);
+  const congested = timing.commitMs > floorMs + Math.max(floorMs, pacing.queueSlackMs);
+  const batchSize = congested
+    ? Math.max(pacing.minBatch, Math.floor(state.batchSize / 2))
+    : Math.min(pacing.maxBatch, state.batchSize + pacing.growBy);
+  const backoff = congested ? Math.min(pacing.maxBackoff, state.backoff * 2) : Math.max(1, state.backoff / 2);
+  const busyMs = timing.statementMs + timing.commitMs;
+  const pauseMs = Math.min(pacing.maxPauseMs, ((busyMs * (1 - pacing.share)) / pacing.share) * backoff);
+  return { batchSize, floorMs, backoff, pauseMs, congested };
+}
