@@ -10,8 +10,11 @@
  * - A batch is **congested** when its commit took more than the floor plus `max(floor, queueSlackMs)`:
  *   someone else's commits (or the purge's own last batch) made it wait about as long again as a commit
  *   costs. A bigger batch also writes more WAL for its commit to flush, so this bounds the batch size too.
- * - The batch size follows AIMD (as TCP's window does): `+ growBy` rows after a batch that was not congested,
- *   halved after one that was, between `minBatch` and `maxBatch`.
+ * - A batch is **over budget** when it kept the database busy (statement and commit) longer than
+ *   `batchBudgetMs`: a webhook that arrives meanwhile shares the CPU and the disk with it for that long, so
+ *   the budget is a fraction of an acknowledgement's own time on a quiet database.
+ * - The batch size follows AIMD (as TCP's window does): `+ growBy` rows after a batch that was neither,
+ *   halved after one that was either, between `minBatch` and `maxBatch`.
  * - The pause keeps the purge's share of one connection's time at `share`: it waits `(1 − share) / share`
  *   times as long as the batch was busy (statement and commit). After a congested batch that multiplier
  *   doubles (up to `maxBackoff`) and it halves back after each batch that was not, never above `maxPauseMs`.
@@ -29,6 +32,7 @@ export type PurgePacing = {
   share: number;
   /** Commits may wait this long above the floor before a batch counts as congested, however fast the floor. */
   queueSlackMs: number;
+  batchBudgetMs: number;
   maxBackoff: number;
   maxPauseMs: number;
 };
@@ -40,6 +44,7 @@ export const PURGE_PACING: PurgePacing = {
   growBy: 50,
   share: 0.25,
   queueSlackMs: 5,
+  batchBudgetMs: 10,
   maxBackoff: 16,
   maxPauseMs: 5000,
 };
@@ -49,8 +54,8 @@ export type BatchTiming = { statementMs: number; commitMs: number };
 
 export type PacingState = { batchSize: number; floorMs: number; backoff: number };
 
-/** What to do next: the next batch's size, how long to wait first, and whether the last batch was congested. */
-export type PacingStep = PacingState & { pauseMs: number; congested: boolean };
+/** What to do next: the next batch's size and how long to wait first, and what the last batch was. */
+export type PacingStep = PacingState & { pauseMs: number; congested: boolean; overBudget: boolean };
 
 export function startPacing(pacing: PurgePacing): PacingState {
   return { batchSize: pacing.startBatch, floorMs: Number.POSITIVE_INFINITY, backoff: 1 };
@@ -60,11 +65,13 @@ export function startPacing(pacing: PurgePacing): PacingState {
 export function paceAfterBatch(pacing: PurgePacing, state: PacingState, timing: BatchTiming): PacingStep {
   const floorMs = Math.min(state.floorMs, timing.commitMs);
   const congested = timing.commitMs > floorMs + Math.max(floorMs, pacing.queueSlackMs);
-  const batchSize = congested
-    ? Math.max(pacing.minBatch, Math.floor(state.batchSize / 2))
-    : Math.min(pacing.maxBatch, state.batchSize + pacing.growBy);
-  const backoff = congested ? Math.min(pacing.maxBackoff, state.backoff * 2) : Math.max(1, state.backoff / 2);
   const busyMs = timing.statementMs + timing.commitMs;
+  const overBudget = busyMs > pacing.batchBudgetMs;
+  const batchSize =
+    congested || overBudget
+      ? Math.max(pacing.minBatch, Math.floor(state.batchSize / 2))
+      : Math.min(pacing.maxBatch, state.batchSize + pacing.growBy);
+  const backoff = congested ? Math.min(pacing.maxBackoff, state.backoff * 2) : Math.max(1, state.backoff / 2);
   const pauseMs = Math.min(pacing.maxPauseMs, ((busyMs * (1 - pacing.share)) / pacing.share) * backoff);
-  return { batchSize, floorMs, backoff, pauseMs, congested };
+  return { batchSize, floorMs, backoff, pauseMs, congested, overBudget };
 }

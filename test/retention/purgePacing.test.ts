@@ -14,7 +14,15 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver } from '../helpers/fixtures.ts';
 
-const pacing = { ...PURGE_PACING, minBatch: 50, startBatch: 200, maxBatch: 400, growBy: 50 };
+// A budget no batch here reaches, so that each case shows the commit latency's part; the budget has its own.
+const pacing = {
+  ...PURGE_PACING,
+  minBatch: 50,
+  startBatch: 200,
+  maxBatch: 400,
+  growBy: 50,
+  batchBudgetMs: 10_000,
+};
 const at = (state: Partial<PacingState>): PacingState => ({ ...startPacing(pacing), ...state });
 
 describe('purge pacing decisions', () => {
@@ -23,53 +31,68 @@ describe('purge pacing decisions', () => {
       name: 'the first batch sets the floor and is never congested; the batch grows by growBy',
       state: at({}),
       timing: { statementMs: 30, commitMs: 40 },
-      next: { batchSize: 250, floorMs: 40, backoff: 1, pauseMs: 210, congested: false },
+      next: { batchSize: 250, floorMs: 40, backoff: 1, pauseMs: 210, congested: false, overBudget: false },
     },
     {
       name: 'a commit within the floor plus the floor again is not congested',
       state: at({ floorMs: 10 }),
       timing: { statementMs: 10, commitMs: 20 },
-      next: { batchSize: 250, floorMs: 10, backoff: 1, pauseMs: 90, congested: false },
+      next: { batchSize: 250, floorMs: 10, backoff: 1, pauseMs: 90, congested: false, overBudget: false },
     },
     {
       name: 'a commit slower than twice the floor halves the batch and doubles the pause',
       state: at({ floorMs: 10 }),
       timing: { statementMs: 10, commitMs: 20.5 },
-      next: { batchSize: 100, floorMs: 10, backoff: 2, pauseMs: 183, congested: true },
+      next: { batchSize: 100, floorMs: 10, backoff: 2, pauseMs: 183, congested: true, overBudget: false },
     },
     {
       name: 'under a fast floor, commits may queue queueSlackMs above it before it counts',
       state: at({ floorMs: 1 }),
       timing: { statementMs: 4, commitMs: 6 },
-      next: { batchSize: 250, floorMs: 1, backoff: 1, pauseMs: 30, congested: false },
+      next: { batchSize: 250, floorMs: 1, backoff: 1, pauseMs: 30, congested: false, overBudget: false },
     },
     {
       name: 'past the slack under a fast floor, congested',
       state: at({ floorMs: 1 }),
       timing: { statementMs: 4, commitMs: 6.5 },
-      next: { batchSize: 100, floorMs: 1, backoff: 2, pauseMs: 63, congested: true },
+      next: { batchSize: 100, floorMs: 1, backoff: 2, pauseMs: 63, congested: true, overBudget: false },
     },
     {
       name: 'the batch never shrinks below minBatch nor the backoff past maxBackoff',
       state: at({ floorMs: 2, batchSize: 60, backoff: 16 }),
       timing: { statementMs: 50, commitMs: 50 },
-      next: { batchSize: 50, floorMs: 2, backoff: 16, pauseMs: 4800, congested: true },
+      next: { batchSize: 50, floorMs: 2, backoff: 16, pauseMs: 4800, congested: true, overBudget: false },
     },
     {
       name: 'the batch never grows past maxBatch; the backoff halves back to 1',
       state: at({ floorMs: 2, batchSize: 380, backoff: 2 }),
       timing: { statementMs: 2, commitMs: 2 },
-      next: { batchSize: 400, floorMs: 2, backoff: 1, pauseMs: 12, congested: false },
+      next: { batchSize: 400, floorMs: 2, backoff: 1, pauseMs: 12, congested: false, overBudget: false },
     },
     {
       name: 'the pause never passes maxPauseMs',
       state: at({ floorMs: 2, backoff: 8 }),
       timing: { statementMs: 500, commitMs: 500 },
-      next: { batchSize: 100, floorMs: 2, backoff: 16, pauseMs: 5000, congested: true },
+      next: { batchSize: 100, floorMs: 2, backoff: 16, pauseMs: 5000, congested: true, overBudget: false },
     },
   ])('$name', ({ state, timing, next }) => {
     const step = paceAfterBatch(pacing, state, timing);
     expect({ ...step, pauseMs: Math.round(step.pauseMs) }).toEqual(next);
+  });
+
+  it('a batch busy longer than its budget halves the next one without lengthening the pause beyond its share', () => {
+    const budgeted = { ...pacing, batchBudgetMs: 10 };
+    const over = paceAfterBatch(budgeted, at({ floorMs: 2 }), { statementMs: 8, commitMs: 2.5 });
+    expect({ ...over, pauseMs: Math.round(over.pauseMs) }).toEqual({
+      batchSize: 100,
+      floorMs: 2,
+      backoff: 1,
+      pauseMs: 32,
+      congested: false,
+      overBudget: true,
+    });
+    const within = paceAfterBatch(budgeted, at({ floorMs: 2 }), { statementMs: 8, commitMs: 2 });
+    expect([within.batchSize, within.overBudget]).toEqual([250, false]);
   });
 
   it('the pause keeps the purge to its share of the time when nothing is congested', () => {
@@ -112,7 +135,8 @@ describe('purge pacing against Postgres', () => {
       const done = await purgeBodies(purgePool, {
         cutoff: new Date(Date.now() - 30 * DAY_MS),
         now: () => new Date(),
-        pacing: { minBatch: 1, startBatch: 4, maxBatch: 64, growBy: 2, share: 0.5 },
+        // A budget the slowed batches stay under: the commit latency alone must slow the purge down.
+        pacing: { minBatch: 1, startBatch: 4, maxBatch: 64, growBy: 2, share: 0.5, batchBudgetMs: 1000 },
         // The pool has one connection and queues in order: the setting lands before the next batch.
         onBatch: (_done, batch) => {
           batches.push(batch);
