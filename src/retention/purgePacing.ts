@@ -6,7 +6,10 @@
  * it, and the time its statement runs is CPU and I/O that ingest does not get. The pacing is a scavenger
  * in the manner of LEDBAT (a transport that yields to other traffic by watching its own queueing delay):
  *
- * - The **floor** is the fastest commit this run has seen: what a commit costs when nothing queues before it.
+ * - The **floor** is the fastest of the last `floorWindow` commits: what a commit costs when nothing queues
+ *   before it. A window rather than the whole run (LEDBAT keeps its base delay over minutes, for the same
+ *   reason): when the database stays busier for good, the floor rises to it and the purge goes on at its
+ *   share instead of backing off for as long as the load lasts.
  * - A batch is **congested** when its commit took more than the floor plus `max(floor, queueSlackMs)`:
  *   someone else's commits (or the purge's own last batch) made it wait about as long again as a commit
  *   costs. A bigger batch also writes more WAL for its commit to flush, so this bounds the batch size too.
@@ -32,6 +35,7 @@ export type PurgePacing = {
   share: number;
   /** Commits may wait this long above the floor before a batch counts as congested, however fast the floor. */
   queueSlackMs: number;
+  floorWindow: number;
   batchBudgetMs: number;
   maxBackoff: number;
   maxPauseMs: number;
@@ -44,26 +48,33 @@ export const PURGE_PACING: PurgePacing = {
   growBy: 50,
   share: 0.25,
   queueSlackMs: 5,
+  floorWindow: 100,
   batchBudgetMs: 10,
   maxBackoff: 16,
-  maxPauseMs: 5000,
+  maxPauseMs: 1000,
 };
 
 /** What one batch took, in milliseconds: its statement, and its commit (the round trip of `commit`). */
 export type BatchTiming = { statementMs: number; commitMs: number };
 
-export type PacingState = { batchSize: number; floorMs: number; backoff: number };
+export type PacingState = { batchSize: number; recentCommitsMs: number[]; backoff: number };
 
 /** What to do next: the next batch's size and how long to wait first, and what the last batch was. */
-export type PacingStep = PacingState & { pauseMs: number; congested: boolean; overBudget: boolean };
+export type PacingStep = PacingState & {
+  floorMs: number;
+  pauseMs: number;
+  congested: boolean;
+  overBudget: boolean;
+};
 
 export function startPacing(pacing: PurgePacing): PacingState {
-  return { batchSize: pacing.startBatch, floorMs: Number.POSITIVE_INFINITY, backoff: 1 };
+  return { batchSize: pacing.startBatch, recentCommitsMs: [], backoff: 1 };
 }
 
 /** The pacing after a batch that took `timing`, from the state the batch ran with. */
 export function paceAfterBatch(pacing: PurgePacing, state: PacingState, timing: BatchTiming): PacingStep {
-  const floorMs = Math.min(state.floorMs, timing.commitMs);
+  const recentCommitsMs = [...state.recentCommitsMs, timing.commitMs].slice(-pacing.floorWindow);
+  const floorMs = Math.min(...recentCommitsMs);
   const congested = timing.commitMs > floorMs + Math.max(floorMs, pacing.queueSlackMs);
   const busyMs = timing.statementMs + timing.commitMs;
   const overBudget = busyMs > pacing.batchBudgetMs;
@@ -73,5 +84,5 @@ export function paceAfterBatch(pacing: PurgePacing, state: PacingState, timing: 
       : Math.min(pacing.maxBatch, state.batchSize + pacing.growBy);
   const backoff = congested ? Math.min(pacing.maxBackoff, state.backoff * 2) : Math.max(1, state.backoff / 2);
   const pauseMs = Math.min(pacing.maxPauseMs, ((busyMs * (1 - pacing.share)) / pacing.share) * backoff);
-  return { batchSize, floorMs, backoff, pauseMs, congested, overBudget };
+  return { batchSize, floorMs, recentCommitsMs, backoff, pauseMs, congested, overBudget };
 }

@@ -22,6 +22,7 @@ const pacing = {
   maxBatch: 400,
   growBy: 50,
   batchBudgetMs: 10_000,
+  maxPauseMs: 5000,
 };
 const at = (state: Partial<PacingState>): PacingState => ({ ...startPacing(pacing), ...state });
 
@@ -35,54 +36,58 @@ describe('purge pacing decisions', () => {
     },
     {
       name: 'a commit within the floor plus the floor again is not congested',
-      state: at({ floorMs: 10 }),
+      state: at({ recentCommitsMs: [10] }),
       timing: { statementMs: 10, commitMs: 20 },
       next: { batchSize: 250, floorMs: 10, backoff: 1, pauseMs: 90, congested: false, overBudget: false },
     },
     {
       name: 'a commit slower than twice the floor halves the batch and doubles the pause',
-      state: at({ floorMs: 10 }),
+      state: at({ recentCommitsMs: [10] }),
       timing: { statementMs: 10, commitMs: 20.5 },
       next: { batchSize: 100, floorMs: 10, backoff: 2, pauseMs: 183, congested: true, overBudget: false },
     },
     {
       name: 'under a fast floor, commits may queue queueSlackMs above it before it counts',
-      state: at({ floorMs: 1 }),
+      state: at({ recentCommitsMs: [1] }),
       timing: { statementMs: 4, commitMs: 6 },
       next: { batchSize: 250, floorMs: 1, backoff: 1, pauseMs: 30, congested: false, overBudget: false },
     },
     {
       name: 'past the slack under a fast floor, congested',
-      state: at({ floorMs: 1 }),
+      state: at({ recentCommitsMs: [1] }),
       timing: { statementMs: 4, commitMs: 6.5 },
       next: { batchSize: 100, floorMs: 1, backoff: 2, pauseMs: 63, congested: true, overBudget: false },
     },
     {
       name: 'the batch never shrinks below minBatch nor the backoff past maxBackoff',
-      state: at({ floorMs: 2, batchSize: 60, backoff: 16 }),
+      state: at({ recentCommitsMs: [2], batchSize: 60, backoff: 16 }),
       timing: { statementMs: 50, commitMs: 50 },
       next: { batchSize: 50, floorMs: 2, backoff: 16, pauseMs: 4800, congested: true, overBudget: false },
     },
     {
       name: 'the batch never grows past maxBatch; the backoff halves back to 1',
-      state: at({ floorMs: 2, batchSize: 380, backoff: 2 }),
+      state: at({ recentCommitsMs: [2], batchSize: 380, backoff: 2 }),
       timing: { statementMs: 2, commitMs: 2 },
       next: { batchSize: 400, floorMs: 2, backoff: 1, pauseMs: 12, congested: false, overBudget: false },
     },
     {
       name: 'the pause never passes maxPauseMs',
-      state: at({ floorMs: 2, backoff: 8 }),
+      state: at({ recentCommitsMs: [2], backoff: 8 }),
       timing: { statementMs: 500, commitMs: 500 },
       next: { batchSize: 100, floorMs: 2, backoff: 16, pauseMs: 5000, congested: true, overBudget: false },
     },
   ])('$name', ({ state, timing, next }) => {
-    const step = paceAfterBatch(pacing, state, timing);
+    const { recentCommitsMs, ...step } = paceAfterBatch(pacing, state, timing);
     expect({ ...step, pauseMs: Math.round(step.pauseMs) }).toEqual(next);
+    expect(recentCommitsMs).toEqual([...state.recentCommitsMs, timing.commitMs]);
   });
 
   it('a batch busy longer than its budget halves the next one without lengthening the pause beyond its share', () => {
     const budgeted = { ...pacing, batchBudgetMs: 10 };
-    const over = paceAfterBatch(budgeted, at({ floorMs: 2 }), { statementMs: 8, commitMs: 2.5 });
+    const { recentCommitsMs: _, ...over } = paceAfterBatch(budgeted, at({ recentCommitsMs: [2] }), {
+      statementMs: 8,
+      commitMs: 2.5,
+    });
     expect({ ...over, pauseMs: Math.round(over.pauseMs) }).toEqual({
       batchSize: 100,
       floorMs: 2,
@@ -91,12 +96,29 @@ describe('purge pacing decisions', () => {
       congested: false,
       overBudget: true,
     });
-    const within = paceAfterBatch(budgeted, at({ floorMs: 2 }), { statementMs: 8, commitMs: 2 });
+    const within = paceAfterBatch(budgeted, at({ recentCommitsMs: [2] }), { statementMs: 8, commitMs: 2 });
     expect([within.batchSize, within.overBudget]).toEqual([250, false]);
   });
 
+  it('the floor is the fastest of the last floorWindow commits, so a lasting slower level becomes the floor', () => {
+    const windowed = { ...pacing, floorWindow: 3 };
+    let state = at({});
+    const floors: number[] = [];
+    const congested: boolean[] = [];
+    for (const commitMs of [1, 30, 30, 30, 30]) {
+      const step = paceAfterBatch(windowed, state, { statementMs: 1, commitMs });
+      floors.push(step.floorMs);
+      congested.push(step.congested);
+      state = step;
+    }
+    expect({ floors, congested }).toEqual({
+      floors: [1, 1, 1, 30, 30],
+      congested: [false, true, true, false, false],
+    });
+  });
+
   it('the pause keeps the purge to its share of the time when nothing is congested', () => {
-    const step = paceAfterBatch(pacing, at({ floorMs: 5 }), { statementMs: 15, commitMs: 5 });
+    const step = paceAfterBatch(pacing, at({ recentCommitsMs: [5] }), { statementMs: 15, commitMs: 5 });
     expect(20 / (20 + step.pauseMs)).toBeCloseTo(pacing.share, 10);
   });
 });
