@@ -116,7 +116,11 @@ const DAY_WITH_RECONCILIATIONS: Record<ReconciliationAccess, string> = {
 /**
  * Per account and currency, the payments created on the day that reconciliation checked: how many passed
  * every check (no finding of theirs is open, acknowledged or accepted), and the match rate. Payments with a
- * fee that could not be verified (no configuration known) are counted apart, outside the rate.
+ * fee that could not be verified (no configuration known) are counted apart, outside the rate. *
+ * A payment's findings are found with `in`, which Postgres may answer from one hashed pass over the open
+ * findings: as a correlated `exists`, the planner sized each payment's lookup from the scopes' statistics,
+ * and with thousands of open findings sharing one scope (a missed-event sweep's) it scanned them all once
+ * per payment (16 s for a day of 3,411 payments on bench:year's database, 0.4 s with `in`).
  */
 export async function sumMatchRates(
   db: Queryable,
@@ -128,8 +132,7 @@ export async function sumMatchRates(
   const { rows } = await db.query<MatchRateRow>(
     `with ${DAY_WITH_RECONCILIATIONS[chosen]}, checked as (
        select account_type, account_id, currency, unverified_fees > 0 as unverified,
-              exists (select 1 from findings f
-                       where f.scope = 'payment:' || day.id and f.status <> 'resolved') as has_findings
+              ('payment:' || day.id) in (select f.scope from findings f where f.status <> 'resolved') as has_findings
          from day
         where unverified_fees is not null
      )
