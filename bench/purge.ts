@@ -17,6 +17,7 @@ import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { purgeBodies } from '../src/retention/purgeBodies.ts';
 import { countArgument, timed } from './measure.ts';
+import { purgePacingStats } from './purgePacingStats.ts';
 
 useBigintParser();
 
@@ -119,10 +120,12 @@ try {
   const loadWhilePurging = (async () => {
     while (purging) during.push(await runLoad(url, CHUNK_SECONDS));
   })();
+  const pacing = purgePacingStats();
   const [purged, purgeSeconds] = await timed('purge', async () => {
     const result = await purgeBodies(pool, {
       cutoff: new Date(Date.now() - 30 * DAY_MS),
       now: () => new Date(),
+      onBatch: (_done, batch) => pacing.record(batch),
     });
     purging = false;
     return result;
@@ -134,7 +137,8 @@ try {
   const base = merge([before[0], after[0]]);
   const loaded = merge(during);
   process.stdout.write(
-    `purged the bodies of ${purged.events} deliveries in ${purgeSeconds.toFixed(1)} s (${Math.round(purged.events / purgeSeconds)} deliveries/s), batches of 1,000, each followed by a pause as long as it took\n` +
+    `purged the bodies of ${purged.events} deliveries in ${purgeSeconds.toFixed(1)} s (${Math.round(purged.events / purgeSeconds)} deliveries/s)\n` +
+      `  paced: ${pacing.describe()}\n` +
       `ingest at ${RATE} req/s, ${CONNECTIONS} connections:\n` +
       `  baseline before: ${describeLoad(before[0])}\n` +
       `  baseline after:  ${describeLoad(after[0])}\n` +

@@ -7,10 +7,13 @@
 //    year rows kept, and each round's requests are signed afresh so that none is a redelivery of an earlier
 //    round's. Each round also times the daily report of yesterday and a missed-event sweep of a sub account
 //    listing BENCH_SWEEP_PAYMENTS payments (default 2,000) on the year database and on its equivalent: a
-//    database holding only the reported day's payments. Then the worker's claim plan on both databases.
+//    database holding only the reported day's payments. Then the worker's claim plan on both databases, and
+//    with BENCH_EXPLAIN=1 each daily report query's time and plan on both (stderr; bench/yearReport.ts).
 // 2. Retention: a month of bodies (received 31 to 60 days ago) purged with a 30-day cutoff while the web role
 //    takes BENCH_PURGE_RATE requests a second (default 200) in chunks of BENCH_PURGE_CHUNK_SECONDS (default
-//    10); the events table's size before the purge, after it, and after a plain VACUUM.
+//    10) that alternate between the purge running, paced as it paces itself (src/retention/purgePacing.ts),
+//    and held (bench/yearPurge.ts); the events table's size before the purge, after it, and after a plain
+//    VACUUM.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +47,7 @@ import {
 import { paymentsCreatedBetween, type YearShape } from './yearFill.ts';
 import { fillPaymentRange, fillYear } from './yearGenerate.ts';
 import { purgeUnderLoad } from './yearPurge.ts';
+import { explainDailyReports } from './yearReport.ts';
 
 useBigintParser();
 
@@ -155,6 +159,8 @@ try {
     `claim plans ${same ? 'match' : 'DIFFER'}; uses the partial index on waiting rows: ${/events_to_process_idx/.test(yearPlan.plan) ? 'yes' : 'NO'}`,
   );
   out(`claim run on the year database:\n${yearPlan.analyzed}`);
+  if (process.env.BENCH_EXPLAIN === '1')
+    await explainDailyReports({ 'day-only': equivalentUrl, year: yearUrl }, log, day);
 
   const cutoff = new Date(shape.now.getTime() - RETENTION_DAYS * DAY_MS);
   const beforePurge = await eventsSize(yearUrl);
@@ -179,10 +185,16 @@ try {
   out(
     `retention: purged ${purge.purged} bodies in ${purge.seconds.toFixed(1)} s (${Math.round(purge.purged / purge.seconds)}/s) while the web role took ${PURGE_RATE} req/s`,
   );
-  out(`  before the purge: ${p(purge.before)}; after: ${p(purge.after)}`);
+  out(`  paced: ${purge.pacing}`);
+  const non2xx = (chunks: { non2xx: number }[]) => chunks.reduce((sum, chunk) => sum + chunk.non2xx, 0);
   out(
-    `  during (${purge.during.length} chunks of ${PURGE_CHUNK_SECONDS} s): ${purge.during.map(p).join('; ')}, ${purge.during.reduce((sum, chunk) => sum + chunk.non2xx, 0)} non-2xx`,
+    `  without the purge (${purge.without.length} chunks of ${PURGE_CHUNK_SECONDS} s, held between the purge's): ${purge.without.map(p).join('; ')}, ${non2xx(purge.without)} non-2xx`,
   );
+  out(
+    `  during (${purge.during.length} chunks): ${purge.during.map(p).join('; ')}, ${non2xx(purge.during)} non-2xx`,
+  );
+  if (purge.ended)
+    out(`  the chunk the purge ended in (not counted): ${p(purge.ended)}, ${purge.ended.non2xx} non-2xx`);
   out(
     `  p99 during/without: ${ratio(purge.p99Ratio)}, worst chunk ${ratio(purge.worstChunkRatio)} (target ≤ 1.5)`,
   );

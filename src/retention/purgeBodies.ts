@@ -1,26 +1,37 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Pool, withTransaction } from '../db/pool.ts';
+import {
+  type BatchTiming,
+  type PacingStep,
+  PURGE_PACING,
+  type PurgePacing,
+  paceAfterBatch,
+  startPacing,
+} from './purgePacing.ts';
 import { finishPurgeRun, purgeConflictBodies, purgeEventBodies, startPurgeRun } from './queries.ts';
 
-// Small enough that each transaction holds its row locks for milliseconds, next to live ingest.
-const BATCH_SIZE = 1000;
-
-// After each batch the purge waits as long as the batch took: it never takes more than half of one
-// connection's time from Postgres, which live ingest shares (bench:purge measures the difference).
-const PAUSE_PER_BATCH_TIME = 1;
-
 export type PurgeProgress = { events: number; conflicts: number };
+
+/** One batch as it ran: how many rows it asked for and purged, what it took, and the pacing it led to. */
+export type PurgeBatch = { limit: number; purged: number; timing: BatchTiming; next: PacingStep };
 
 /**
  * Purges the bodies of finished deliveries (and of their conflicting bodies) received before `cutoff`, one
  * short transaction per batch. Each batch commits on its own, so a purge cut short keeps what it did and
- * the next one goes on from there. Between batches it pauses as long as the last one took.
+ * the next one goes on from there. Between batches it pauses, and it sizes the next batch, from the last
+ * one's statement and commit times (purgePacing.ts), so that live ingest keeps its commit latency.
  */
 export async function purgeBodies(
   pool: Pool,
-  options: { cutoff: Date; now: () => Date; batchSize?: number; onBatch?: (done: PurgeProgress) => void },
+  options: {
+    cutoff: Date;
+    now: () => Date;
+    pacing?: Partial<PurgePacing>;
+    onBatch?: (done: PurgeProgress, batch: PurgeBatch) => void;
+  },
 ): Promise<PurgeProgress> {
-  const limit = options.batchSize ?? BATCH_SIZE;
+  const pacing = { ...PURGE_PACING, ...options.pacing };
+  let state = startPacing(pacing);
   const runId = await startPurgeRun(pool, options.cutoff, options.now());
   const done: PurgeProgress = { events: 0, conflicts: 0 };
   for (const [kind, purge] of [
@@ -28,13 +39,21 @@ export async function purgeBodies(
     ['events', purgeEventBodies],
   ] as const) {
     for (;;) {
-      const batch = { runId, cutoff: options.cutoff, limit, now: options.now() };
+      const batch = { runId, cutoff: options.cutoff, limit: state.batchSize, now: options.now() };
       const started = performance.now();
-      const purged = await withTransaction(pool, (client) => purge(client, batch));
+      let statementEnded = started;
+      const purged = await withTransaction(pool, async (client) => {
+        const count = await purge(client, batch);
+        statementEnded = performance.now();
+        return count;
+      });
+      const timing = { statementMs: statementEnded - started, commitMs: performance.now() - statementEnded };
+      const next = paceAfterBatch(pacing, state, timing);
+      state = next;
       done[kind] += purged;
-      options.onBatch?.(done);
-      if (purged < limit) break;
-      await sleep((performance.now() - started) * PAUSE_PER_BATCH_TIME);
+      options.onBatch?.(done, { limit: batch.limit, purged, timing, next });
+      if (purged < batch.limit) break;
+      await sleep(next.pauseMs);
     }
   }
   await finishPurgeRun(pool, runId, options.now());

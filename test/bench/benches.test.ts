@@ -42,7 +42,11 @@ describe('benchmarks, run small', () => {
       name: 'bench:purge',
       args: ['bench/purge.ts', '2000'],
       env: { BENCH_CHUNK_SECONDS: '1' },
-      shows: [/^purged the bodies of 2000 deliveries/m, /during purge: +\d+ requests, 0 non-2xx/],
+      shows: [
+        /^purged the bodies of 2000 deliveries/m,
+        /^ {2}paced: \d+ batches of \d+ to \d+ rows/m,
+        /during purge: +\d+ requests, 0 non-2xx/,
+      ],
     },
     {
       name: 'bench:payouts',
@@ -82,6 +86,7 @@ describe('benchmarks, run small', () => {
         /^ {2}sweep listing 200 payments: /m,
         /^claim plans match; uses the partial index on waiting rows: yes$/m,
         /^retention: purged 16\d\d bodies /m,
+        /^ {2}paced: \d+ batches of \d+ to \d+ rows/m,
       ],
     },
     {

@@ -275,7 +275,7 @@ describe('tally purge', () => {
       purgeBodies(t.pool, {
         cutoff,
         now: () => new Date(),
-        batchSize: 2,
+        pacing: { minBatch: 2, startBatch: 2, maxBatch: 2 },
         onBatch: (done) => {
           if (done.events >= 2) throw new Error('killed');
         },
@@ -286,7 +286,13 @@ describe('tally purge', () => {
     );
     expect(partly.rows[0].n).toBe(2);
     const runs = await Promise.all(
-      [1, 2].map(() => purgeBodies(t.pool, { cutoff, now: () => new Date(), batchSize: 1 })),
+      [1, 2].map(() =>
+        purgeBodies(t.pool, {
+          cutoff,
+          now: () => new Date(),
+          pacing: { minBatch: 1, startBatch: 1, maxBatch: 1 },
+        }),
+      ),
     );
     expect(runs.reduce((sum, run) => sum + run.events, 0)).toBe(5);
     const counted = await t.pool.query('select sum(purged_events)::int as n from body_purges');

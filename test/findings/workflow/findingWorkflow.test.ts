@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseReconciliationAccess, sumMatchRates } from '../../../src/reports/findingQueries.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { waitForJobs } from '../../helpers/fixtures.ts';
 import { ALICE_TOKEN, deliverPayment, findingsOf, READ_TOKEN, TOKENS_ENV } from './helpers.ts';
@@ -264,5 +265,15 @@ describe('the daily report and the workflow', () => {
         unverified: 0,
       },
     ]);
+  });
+
+  it('the match rates are the same whether the reconciliations are looked up by key or joined in one pass', async () => {
+    const day = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z') };
+    const joined = await sumMatchRates(t.pool, day.from, day.to, 'joined');
+    expect(joined.find((row) => row.account_id === 'acc_report')?.checked).toBe(3);
+    expect(await sumMatchRates(t.pool, day.from, day.to, 'byKey')).toEqual(joined);
+    // A day that is a large share of the payments the database holds reads them in one pass.
+    await t.pool.query('analyze payment_reconciliations');
+    expect(await chooseReconciliationAccess(t.pool, day.from, day.to)).toBe('joined');
   });
 });
