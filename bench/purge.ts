@@ -10,7 +10,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { DAY_MS } from '../src/domain/days.ts';
 import { createLogger } from '../src/logger.ts';
@@ -25,7 +25,6 @@ const DELIVERIES = countArgument('DELIVERIES', 1_000_000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const CHUNK_SECONDS = Number(process.env.BENCH_CHUNK_SECONDS ?? 15);
 const CONNECTIONS = 16;
-const PORT = 3990;
 const SECRET = 'whsec_bench_purge_0123456789_abcdef';
 const log = createLogger('warn');
 
@@ -43,13 +42,13 @@ function runLoad(url: string, seconds: number): Promise<Load> {
   });
 }
 
-function startWeb(connectionString: string): Promise<ChildProcess> {
+function startWeb(connectionString: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['src/processes/web.ts'], {
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: connectionString,
       WEBHOOK_SECRETS: SECRET,
-      PORT: String(PORT),
+      PORT: String(port),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -110,8 +109,10 @@ try {
     await loader.end();
   });
 
-  web = await startWeb(database.connectionString);
-  const url = `http://127.0.0.1:${PORT}`;
+  // A free port, so two checkouts running the bench at once do not collide.
+  const port = await freePort();
+  web = await startWeb(database.connectionString, port);
+  const url = `http://127.0.0.1:${port}`;
   await runLoad(url, 3); // warm-up
   const before = await timed('baseline load before the purge', () => runLoad(url, 2 * CHUNK_SECONDS));
   const pool = createPool(database.connectionString, log, 2);
