@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ledgerAccountsSetting } from './close/ledgerAccounts.ts';
+import { ledgerAccountsSetting } from './domain/ledgerAccounts.ts';
 import { type ConfigUse, crossFieldProblems } from './configChecks.ts';
 import {
   commaList,

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { closePeriod } from '../close/closePeriod.ts';
-import { JOURNAL_FORMATS, type JournalFormat } from '../close/ledgerAccounts.ts';
+import { JOURNAL_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
 import { periodJournal } from '../close/periodJournal.ts';
 import { checkPeriod, servePeriod } from '../close/periodService.ts';
 import { createPool } from '../db/pool.ts';

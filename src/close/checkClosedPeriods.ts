@@ -5,7 +5,7 @@ import { recordFindings } from '../findings/recordFindings.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { type AccountKey, keyOf, type PeriodReport } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
-import { MOVEMENT_KINDS } from './movementKinds.ts';
+import { MOVEMENT_KINDS } from '../domain/movementKinds.ts';
 import { listMovements } from './movementQueries.ts';
 import { storedReport } from './periodService.ts';
 import { periodBounds } from './periods.ts';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import type { MovementKind } from './movementKinds.ts';
+import type { MovementKind } from '../domain/movementKinds.ts';
 
 /** Movements up to a closed period's end, summed per month, account and currency by kind (zero kinds left out). */
 export type BookedRow = {

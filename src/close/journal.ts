@@ -1,5 +1,5 @@
-import type { LedgerKind, MovementKind } from './movementKinds.ts';
-import { MOVEMENTS } from './movementKinds.ts';
+import type { LedgerKind, MovementKind } from '../domain/movementKinds.ts';
+import { MOVEMENTS } from '../domain/movementKinds.ts';
 
 /** A movement summed for the journal: live money only, one business day, one kind, one currency. */
 export type JournalMovement = {

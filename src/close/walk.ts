@@ -1,4 +1,4 @@
-import { heldEffect, MOVEMENT_KINDS, type MovementKind } from './movementKinds.ts';
+import { heldEffect, MOVEMENT_KINDS, type MovementKind } from '../domain/movementKinds.ts';
 
 export type KindTotals = Record<MovementKind, number>;
 

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify';
 import type { Queryable } from '../db/pool.ts';
 import { businessDate } from '../domain/days.ts';
-import { decimal } from '../reports/money.ts';
+import { decimal } from '../domain/money.ts';
 import { type FindingAuditFilter, type FindingAuditRow, listFindingAuditBatch } from './readQueries.ts';
 
 /** Findings read per statement: the export holds one batch in memory, however long the range. */

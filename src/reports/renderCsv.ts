@@ -1,4 +1,4 @@
-import { decimal } from './money.ts';
+import { decimal } from '../domain/money.ts';
 import { type Report, sectionsOf } from './reportSections.ts';
 
 /**

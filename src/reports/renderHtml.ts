@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Eta } from 'eta';
-import { formatMoney } from './money.ts';
+import { formatMoney } from '../domain/money.ts';
 import { type Report, sectionsOf } from './reportSections.ts';
 
 // Eta escapes every `<%=` output; `<%~` is used only for markup the templates themselves wrote.

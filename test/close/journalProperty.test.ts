@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildJournalEntries } from '../../src/close/journal.ts';
-import { MOVEMENT_KINDS, MOVEMENTS } from '../../src/close/movementKinds.ts';
+import { MOVEMENT_KINDS, MOVEMENTS } from '../../src/domain/movementKinds.ts';
 import { activityOf, emptyTotals, heldOf, walkHolds, walkOf } from '../../src/close/walk.ts';
 import { loadConfig } from '../../src/config.ts';
 

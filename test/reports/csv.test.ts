@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimal } from '../../src/reports/money.ts';
+import { decimal } from '../../src/domain/money.ts';
 import { csvField } from '../../src/reports/renderCsv.ts';
 
 describe('CSV fields', () => {

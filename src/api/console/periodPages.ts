@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory } from '../../close/closeQueries.ts';
-import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
+import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { servePeriod } from '../../close/periodService.ts';
 import type { AppDeps } from '../deps.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Eta } from 'eta';
 import type { Request, Response } from 'express';
 import { redactCardNumbers } from '../../domain/cardNumbers.ts';
-import { formatMoney } from '../../reports/money.ts';
+import { formatMoney } from '../../domain/money.ts';
 import type { PageInfo } from '../routes/envelope.ts';
 
 // Eta escapes every `<%=` output; `<%~` is used only for markup Tally's own templates produced.

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
-import { JOURNAL_FORMATS } from '../../close/ledgerAccounts.ts';
+import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { periodJournal } from '../../close/periodJournal.ts';
 import {
