@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ledgerAccountsSetting } from './domain/ledgerAccounts.ts';
 import { type ConfigUse, crossFieldProblems } from './configChecks.ts';
 import {
   commaList,
@@ -13,6 +12,7 @@ import {
   timeZoneName,
   webhookSecret,
 } from './configFields.ts';
+import { ledgerAccountsSetting } from './domain/ledgerAccounts.ts';
 import { FINDING_CODES } from './findings/findings.ts';
 import { issueLines } from './zodIssues.ts';
 

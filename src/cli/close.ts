@@ -2,10 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { closePeriod } from '../close/closePeriod.ts';
-import { JOURNAL_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
 import { periodJournal } from '../close/periodJournal.ts';
 import { checkPeriod, servePeriod } from '../close/periodService.ts';
 import { createPool } from '../db/pool.ts';
+import { JOURNAL_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 

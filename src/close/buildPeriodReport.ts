@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
+import type { MovementKind } from '../domain/movementKinds.ts';
 import type { BookedRow } from './closeQueries.ts';
 import type { JournalMovement } from './journal.ts';
-import type { MovementKind } from '../domain/movementKinds.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
 import { periodBounds } from './periods.ts';

@@ -1,11 +1,11 @@
 import type { Config } from '../config.ts';
 import { type Pool, withTransaction } from '../db/pool.ts';
+import { MOVEMENT_KINDS } from '../domain/movementKinds.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { type AccountKey, keyOf, type PeriodReport } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
-import { MOVEMENT_KINDS } from '../domain/movementKinds.ts';
 import { listMovements } from './movementQueries.ts';
 import { storedReport } from './periodService.ts';
 import { periodBounds } from './periods.ts';

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
+import { accountFor, type JournalFormat, type LedgerAccounts } from '../domain/ledgerAccounts.ts';
 import { centsToDecimal } from './amounts.ts';
 import type { JournalEntry, JournalLine } from './journal.ts';
-import { accountFor, type JournalFormat, type LedgerAccounts } from '../domain/ledgerAccounts.ts';
 
 /** A closed period's journal as stored: its entries and the account settings they were closed with. */
 export type StoredJournal = { settings: JournalSettings; entries: JournalEntry[] };

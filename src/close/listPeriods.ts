@@ -1,9 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
+import { MOVEMENTS } from '../domain/movementKinds.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
-import { MOVEMENTS } from '../domain/movementKinds.ts';
 import { listMovements } from './movementQueries.ts';
 import { listPeriodFindings } from './openItemQueries.ts';
 import { storedReport } from './periodService.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
-import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
 import type { MovementKind } from '../domain/movementKinds.ts';
+import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
 
 /** A sum of one kind of movement on one business day, per account and currency; payouts one by one. */
 export type MovementRow = {

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
+import type { JournalFormat } from '../domain/ledgerAccounts.ts';
 import { buildJournalEntries } from './journal.ts';
 import { renderJournal, xeroParts } from './journalFormats.ts';
-import type { JournalFormat } from '../domain/ledgerAccounts.ts';
 import { PeriodError, type ServedPeriod } from './periodService.ts';
 
 export type JournalRequest = {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildJournalEntries } from '../../src/close/journal.ts';
-import { MOVEMENT_KINDS, MOVEMENTS } from '../../src/domain/movementKinds.ts';
 import { activityOf, emptyTotals, heldOf, walkHolds, walkOf } from '../../src/close/walk.ts';
 import { loadConfig } from '../../src/config.ts';
+import { MOVEMENT_KINDS, MOVEMENTS } from '../../src/domain/movementKinds.ts';
 
 const movement = fc.record({
   currency: fc.constantFrom('usd', 'cad'),

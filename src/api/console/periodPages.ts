@@ -1,9 +1,9 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory } from '../../close/closeQueries.ts';
-import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { servePeriod } from '../../close/periodService.ts';
+import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { requireRole } from '../routes/auth.ts';
 import { freeText, parseQuery, undecodablePathParam } from '../routes/params.ts';

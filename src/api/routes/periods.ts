@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
-import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { periodJournal } from '../../close/periodJournal.ts';
 import {
@@ -14,6 +13,7 @@ import {
 import { PERIOD } from '../../close/periods.ts';
 import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
 import type { Config } from '../../config.ts';
+import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
