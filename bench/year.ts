@@ -42,7 +42,9 @@ import {
 } from './yearChecks.ts';
 import { paymentsCreatedBetween, type YearShape } from './yearFill.ts';
 import { fillPaymentRange, fillYear } from './yearGenerate.ts';
+import { releaseUnderLoad } from './yearMigration.ts';
 import { purgeUnderLoad } from './yearPurge.ts';
+import { compareReportOnReplica } from './yearReplica.ts';
 
 useBigintParser();
 
@@ -148,6 +150,16 @@ try {
     `claim plans ${same ? 'match' : 'DIFFER'}; uses the partial index on waiting rows: ${/events_to_process_idx/.test(yearPlan.plan) ? 'yes' : 'NO'}`,
   );
   out(`claim run on the year database:\n${yearPlan.analyzed}`);
+
+  await releaseUnderLoad(yearUrl, log, secret, out);
+  await compareReportOnReplica({
+    yearUrl,
+    equivalentUrl,
+    primaryDataDir: path.join(dataDir, 'postgres'),
+    day,
+    log,
+    out,
+  });
 
   const cutoff = new Date(shape.now.getTime() - RETENTION_DAYS * DAY_MS);
   const beforePurge = await eventsSize(yearUrl);
