@@ -66,11 +66,13 @@ export async function releaseUnderLoad(
         while (migrating) roundDuring.push(await chunk());
       })();
       const started = performance.now();
-      await release(connectionString, log, migrationsDir).finally(() => {
-        migrating = false;
-      });
-      releaseSeconds.push((performance.now() - started) / 1000);
-      await loadWhileMigrating;
+      const released = release(connectionString, log, migrationsDir)
+        .then(() => releaseSeconds.push((performance.now() - started) / 1000))
+        .finally(() => {
+          migrating = false;
+        });
+      // Both awaited together: a failed release is the error reported, never an unawaited load's.
+      await Promise.all([released, loadWhileMigrating]);
       during.push(...roundDuring);
       const base = without.at(-1) as Chunk;
       out(
