@@ -46,7 +46,9 @@ import {
 } from './yearChecks.ts';
 import { paymentsCreatedBetween, type YearShape } from './yearFill.ts';
 import { fillPaymentRange, fillYear } from './yearGenerate.ts';
+import { releaseUnderLoad } from './yearMigration.ts';
 import { purgeUnderLoad } from './yearPurge.ts';
+import { compareReportOnReplica } from './yearReplica.ts';
 import { explainDailyReports } from './yearReport.ts';
 
 useBigintParser();
@@ -161,6 +163,16 @@ try {
   out(`claim run on the year database:\n${yearPlan.analyzed}`);
   if (process.env.BENCH_EXPLAIN === '1')
     await explainDailyReports({ 'day-only': equivalentUrl, year: yearUrl }, log, day);
+
+  await releaseUnderLoad(yearUrl, log, secret, out);
+  await compareReportOnReplica({
+    yearUrl,
+    equivalentUrl,
+    primaryDataDir: path.join(dataDir, 'postgres'),
+    day,
+    log,
+    out,
+  });
 
   const cutoff = new Date(shape.now.getTime() - RETENTION_DAYS * DAY_MS);
   const beforePurge = await eventsSize(yearUrl);

