@@ -9,7 +9,11 @@
 //    listing BENCH_SWEEP_PAYMENTS payments (default 2,000) on the year database and on its equivalent: a
 //    database holding only the reported day's payments. Then the worker's claim plan on both databases, and
 //    with BENCH_EXPLAIN=1 each daily report query's time and plan on both (stderr; bench/yearReport.ts).
-// 2. Retention: a month of bodies (received 31 to 60 days ago) purged with a 30-day cutoff while the web role
+// 2. An online migration: `release` of a throwaway no-transaction migration building indexes CONCURRENTLY
+//    while the web role takes 200 requests a second, against the same load without one
+//    (bench/yearMigration.ts); then the daily report on a streaming standby of the year database against the
+//    primary and the day-only database (bench/yearReplica.ts).
+// 3. Retention: a month of bodies (received 31 to 60 days ago) purged with a 30-day cutoff while the web role
 //    takes BENCH_PURGE_RATE requests a second (default 200) in chunks of BENCH_PURGE_CHUNK_SECONDS (default
 //    10) that alternate between the purge running, paced as it paces itself (src/retention/purgePacing.ts),
 //    and held (bench/yearPurge.ts); the events table's size before the purge, after it, and after a plain
