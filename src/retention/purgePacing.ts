@@ -15,7 +15,7 @@
  *   costs. A bigger batch also writes more WAL for its commit to flush, so this bounds the batch size too.
  * - A batch is **over budget** when it kept the database busy (statement and commit) longer than
  *   `batchBudgetMs`: a webhook that arrives meanwhile shares the CPU and the disk with it for that long, so
- *   the budget is below an acknowledgement's own p99 on a quiet database (13 ms on the benchmark machine).
+ *   the budget is below an acknowledgement's own p99 on a quiet database (4 to 6 ms on the benchmark machine).
  * - The batch size follows AIMD (as TCP's window does): `+ growBy` rows after a batch that was neither,
  *   halved after one that was either, between `minBatch` and `maxBatch`.
  * - The pause keeps the purge's share of one connection's time at `share`: it waits `(1 − share) / share`
@@ -42,14 +42,14 @@ export type PurgePacing = {
 };
 
 export const PURGE_PACING: PurgePacing = {
-  minBatch: 50,
-  startBatch: 200,
+  minBatch: 20,
+  startBatch: 100,
   maxBatch: 2000,
   growBy: 50,
-  share: 0.25,
+  share: 0.2,
   queueSlackMs: 5,
   floorWindow: 100,
-  batchBudgetMs: 10,
+  batchBudgetMs: 4,
   maxBackoff: 16,
   maxPauseMs: 1000,
 };

@@ -15,6 +15,7 @@ import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver } from '../helpers/fixtures.ts';
 
 // A budget no batch here reaches, so that each case shows the commit latency's part; the budget has its own.
+// A quarter of a connection's time, so that each pause is three times its batch's busy time.
 const pacing = {
   ...PURGE_PACING,
   minBatch: 50,
@@ -22,6 +23,7 @@ const pacing = {
   maxBatch: 400,
   growBy: 50,
   batchBudgetMs: 10_000,
+  share: 0.25,
   maxPauseMs: 5000,
 };
 const at = (state: Partial<PacingState>): PacingState => ({ ...startPacing(pacing), ...state });
