@@ -125,8 +125,9 @@ describe('purge pacing decisions', () => {
   });
 });
 
-// Commits are made slow on the purge's own connection with `commit_delay` (with `commit_siblings = 0` every
-// commit of that session waits that long before its WAL flush), as a disk busy with others' commits would.
+// Commits are made slow on the purge's own connection, as a disk busy with others' commits would: a deferred
+// trigger waits 100 ms once per transaction at commit while the session's `tally_test.slow_commit` is on.
+// (`commit_delay` is not used: it is skipped when another database's flush already covered the commit.)
 describe('purge pacing against Postgres', () => {
   let t: TestApp;
   const deliveries = 60;
@@ -140,6 +141,19 @@ describe('purge pacing against Postgres', () => {
     );
     while ((await processNextEvents(t, 100)).claimed > 0);
     await t.pool.query(`update events set received_at = received_at - interval '40 days'`);
+    await t.pool.query(
+      `create function slow_commit() returns trigger language plpgsql as $$
+       begin
+         if current_setting('tally_test.slow_commit', true) = 'on'
+            and current_setting('tally_test.slept', true) is distinct from 'yes' then
+           perform set_config('tally_test.slept', 'yes', true);
+           perform pg_sleep(0.1);
+         end if;
+         return null;
+       end $$;
+       create constraint trigger slow_commit after update on events
+         deferrable initially deferred for each row execute function slow_commit()`,
+    );
     // Two deliveries stay out of reach: one recent, one whose processing is not over.
     await t.pool.query(
       `update events set received_at = now() where id = (select max(id) from events);
@@ -153,8 +167,8 @@ describe('purge pacing against Postgres', () => {
     const batches: PurgeBatch[] = [];
     const slowFrom = 3;
     const fastFrom = 6;
-    const setCommitDelay = (microseconds: number) =>
-      void purgePool.query(`set commit_siblings = 0; set commit_delay = ${microseconds}`);
+    const setSlowCommits = (on: boolean) =>
+      void purgePool.query(`set tally_test.slow_commit = ${on ? 'on' : 'off'}`);
     try {
       const done = await purgeBodies(purgePool, {
         cutoff: new Date(Date.now() - 30 * DAY_MS),
@@ -164,8 +178,8 @@ describe('purge pacing against Postgres', () => {
         // The pool has one connection and queues in order: the setting lands before the next batch.
         onBatch: (_done, batch) => {
           batches.push(batch);
-          if (batches.length === slowFrom) setCommitDelay(100_000);
-          if (batches.length === fastFrom) setCommitDelay(0);
+          if (batches.length === slowFrom) setSlowCommits(true);
+          if (batches.length === fastFrom) setSlowCommits(false);
         },
       });
       expect(done).toEqual({ events: deliveries - 2, conflicts: 0 });
