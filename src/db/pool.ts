@@ -18,8 +18,18 @@ export function useBigintParser(): void {
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 }
 
-/** `applicationName` tells the pools apart in pg_stat_activity (the metrics' own pool is `tally-metrics`). */
-export function createPool(connectionString: string, log: Logger, max = 10, applicationName = 'tally'): Pool {
+/**
+ * `applicationName` tells the pools apart in pg_stat_activity (the metrics' own pool is `tally-metrics`).
+ * `idleFailure` is how loud a dropped idle connection is: an error on the primary, a warning on a replica,
+ * whose loss the fallback to the primary already reports (src/db/readPool.ts).
+ */
+export function createPool(
+  connectionString: string,
+  log: Logger,
+  max = 10,
+  applicationName = 'tally',
+  idleFailure: 'error' | 'warn' = 'error',
+): Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -31,7 +41,7 @@ export function createPool(connectionString: string, log: Logger, max = 10, appl
   // `pool.end()` resolves before its connections have closed: one the server drops in that moment (a
   // database stopping right after) is a connection the pool was closing anyway, not a failure.
   pool.on('error', (err) => {
-    if (!pool.ending) log.error(err, 'idle database client failed');
+    if (!pool.ending) log[idleFailure](err, 'idle database client failed');
   });
   // A connection lost while checked out (between two queries of a transaction) emits 'error' on its client,
   // which would otherwise crash the process; the query that needed it fails on its own.

@@ -59,9 +59,9 @@ type ReadsOptions = {
 /** Reads from the replica at `replicaUrl`, whose lag is checked at once and then every `checkIntervalMs`. */
 export function createReads(options: ReadsOptions): Reads {
   const { primary, log, maxLagSeconds } = options;
-  const replicaPool = createPool(options.replicaUrl, log, 10, 'tally-reads');
+  const replicaPool = createPool(options.replicaUrl, log, 10, 'tally-reads', 'warn');
   // A connection of its own: a check that queued behind slow reports would time out and look like an outage.
-  const checkPool = createPool(options.replicaUrl, log, 1, 'tally-replica-lag');
+  const checkPool = createPool(options.replicaUrl, log, 1, 'tally-replica-lag', 'warn');
   const onPrimaryScope = new AsyncLocalStorage<true>();
   const state: ReplicaState = {
     readsFrom: 'primary',
