@@ -3,10 +3,8 @@ import type { Pool } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 import { type AlertRequest, alertRequests } from './alertDestinations.ts';
 import { alertText } from './alertMessage.ts';
+import { SETTLED_ALERT_STATUSES } from './alertStatuses.ts';
 import { type AlertDelivery, findAlert, recordAlertDeliveries, recordAlertLogged } from './queries.ts';
-
-// Nothing left to deliver: sent, logged, or taken into (or left out of) a digest.
-const SETTLED = new Set(['sent', 'logged', 'digested', 'dropped']);
 
 export type AlertDeliveryContext = { pool: Pool; config: Config; log: Logger; now: () => Date };
 
@@ -18,7 +16,7 @@ export type AlertDeliveryContext = { pool: Pool; config: Config; log: Logger; no
  */
 export async function deliverAlert(context: AlertDeliveryContext, alertId: number): Promise<void> {
   const alert = await findAlert(context.pool, alertId);
-  if (!alert || SETTLED.has(alert.status)) return;
+  if (!alert || SETTLED_ALERT_STATUSES.has(alert.status)) return;
   context.log.warn({ alertId: alert.id, kind: alert.kind, subject: alert.subject_id }, alertText(alert));
   const now = context.now();
   const requests = alertRequests(context.config, alert, now);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FINDING_ID } from '../../findings/findingId.ts';
 import { FINDING_CODES, SEVERITIES } from '../../findings/findings.ts';
 import { FINDING_STATUSES } from '../../findings/workflow.ts';
+import { ALERT_STATUSES } from '../../ops/alertStatuses.ts';
 import { cents, count, named, timestamp } from './registry.ts';
 
 export const findingSchema = named(
@@ -206,7 +207,7 @@ export const alertSchema = named(
     subject_id: optionalText(),
     account_id: optionalText(),
     payload: z.unknown(),
-    status: z.enum(['pending', 'sent', 'failed', 'logged', 'digested', 'dropped']),
+    status: z.enum(ALERT_STATUSES),
     attempts: count(),
     last_error: optionalText(),
     created_at: timestamp(),
