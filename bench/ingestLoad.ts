@@ -4,13 +4,15 @@
 // answer that holds up later requests counts against them too (no coordinated omission). wrk has no fixed
 // rate, wrk2 is not in Debian, and autocannon's rate is a per-second quota: it sent each second's requests
 // in one burst at full speed, which measured a saturated server, not one at RATE.
-//   node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS RATE
+//   node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS RATE [timeline]
+// With `timeline`, the answer also lists each request as [scheduled time (ms since the epoch), latency (ms)],
+// so a caller can take the requests sent while something else ran (bench/yearMigration.ts).
 import { Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../src/ingest/signature.ts';
 import { createBodySource } from './ingestBodies.ts';
 
-const [url, secret, seconds, connections, rate] = process.argv.slice(2);
+const [url, secret, seconds, connections, rate, timelineArgument] = process.argv.slice(2);
 if (!url || !secret || !rate)
   throw new Error('usage: node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS RATE');
 const total = Math.round(Number(seconds) * Number(rate));
@@ -38,6 +40,7 @@ const idle: Connection[] = [];
 const due: number[] = [];
 let dueHead = 0;
 const latencies: number[] = [];
+const timeline: [number, number][] = [];
 let non2xx = 0;
 let socketErrors = 0;
 let start = 0;
@@ -69,7 +72,10 @@ function onData(connection: Connection, chunk: Buffer): void {
   // An answer with no request in flight (the server timing out a connection) is no request's.
   if (!connection.busy) return;
   connection.busy = false;
-  latencies.push(performance.now() - connection.scheduledAt);
+  const latency = performance.now() - connection.scheduledAt;
+  latencies.push(latency);
+  if (timelineArgument === 'timeline')
+    timeline.push([performance.timeOrigin + connection.scheduledAt, latency]);
   if (!head.startsWith('HTTP/1.1 2')) non2xx += 1;
   if (latencies.length + socketErrors >= total) finished();
   idle.push(connection);
@@ -133,6 +139,7 @@ process.stdout.write(
     latency: { p50: percentile(0.5), p99: percentile(0.99), max: percentile(1) },
     cpuShare: (cpu.user + cpu.system) / 1e6 / (elapsedSeconds * availableParallelism()),
     bodyBytes: Buffer.byteLength(body()),
+    ...(timelineArgument === 'timeline' ? { timeline } : {}),
   })}\n`,
 );
 process.exit(0);

@@ -60,11 +60,15 @@ export type Measured = {
   behindAfterFixed: { deliveries: number; payments: number } | null;
 };
 
-/** The open-loop generator (bench/ingestLoad.ts) at `rate` requests a second. */
-export function runFixedRate(url: string, load: Load, rate: number): Promise<Fixed> {
+/**
+ * The open-loop generator (bench/ingestLoad.ts) at `rate` requests a second; with `timeline`, its answer also
+ * lists each request's scheduled time (ms since the epoch) and latency.
+ */
+export function runFixedRate(url: string, load: Load, rate: number, timeline = false): Promise<Fixed> {
   return new Promise((resolve, reject) => {
     const { secret, seconds, connections } = load;
     const args = ['bench/ingestLoad.ts', url, secret, String(seconds), String(connections), String(rate)];
+    if (timeline) args.push('timeline');
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));

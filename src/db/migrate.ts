@@ -159,6 +159,9 @@ async function applyStatementByStatement(
   log: Logger,
 ): Promise<void> {
   const statements = splitStatements(migration.sql);
+  // A concurrent build sorts in parallel workers by default, taking every core Postgres allows it while
+  // ingest's inserts wait for CPU; one core keeps it beside ingest. A statement of the migration may set more.
+  await client.query('set max_parallel_maintenance_workers = 0');
   for (const [index, statement] of statements.entries()) {
     try {
       await dropInvalidIndex(client, statement, migration, log);
@@ -171,6 +174,7 @@ async function applyStatementByStatement(
       );
     }
   }
+  await client.query('reset max_parallel_maintenance_workers');
   await recordApplied(client, migration);
 }
 

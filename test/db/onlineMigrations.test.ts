@@ -51,6 +51,33 @@ drop index concurrently if exists widgets_nothing_idx;`,
     expect(await migrate(url, log, dir)).toEqual([]);
   });
 
+  it('build the indexes of a no-transaction migration on one core unless the migration sets more', async () => {
+    const url = await createTestDatabase('template0');
+    const seen = (name: string) =>
+      `insert into build_settings values ('${name}', current_setting('max_parallel_maintenance_workers'));`;
+    const dir = await migrationsDir({
+      '0001_widgets.sql': `${TABLE}\ncreate table build_settings (migration text, workers text);`,
+      '0002_widgets_code.sql': `-- tally:no-transaction
+create unique index concurrently if not exists widgets_code_key on widgets (code);
+${seen('0002')}`,
+      '0003_raised.sql': `-- tally:no-transaction
+set max_parallel_maintenance_workers = 2;
+${seen('0003')}`,
+      '0004_in_transaction.sql': seen('0004'),
+    });
+    await migrate(url, log, dir);
+    const [serverDefault] = await query(
+      url,
+      `select current_setting('max_parallel_maintenance_workers') as workers`,
+    );
+    expect(serverDefault?.workers).not.toBe('0');
+    expect(await query(url, 'select migration, workers from build_settings order by migration')).toEqual([
+      { migration: '0002', workers: '0' },
+      { migration: '0003', workers: '2' },
+      { migration: '0004', workers: serverDefault?.workers },
+    ]);
+  });
+
   it('rebuild on the next release an index that an interrupted concurrent build left invalid', async () => {
     const url = await createTestDatabase('template0');
     const dir = await migrationsDir({
