@@ -13,7 +13,7 @@ import { type Fixed, runFixedRate, startRole, stopRoles } from './ingestTopology
 
 const RATE = Number(process.env.BENCH_MIGRATION_RATE ?? 200);
 const CHUNK_SECONDS = Number(process.env.BENCH_MIGRATION_CHUNK_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_MIGRATION_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_MIGRATION_ROUNDS ?? 5);
 const REPOSITORY_MIGRATIONS = path.join(import.meta.dirname, '..', 'migrations');
 // Past any real migration's number, so the repository's next migration never meets it; removed after each round.
 const THROWAWAY_VERSION = 9001;

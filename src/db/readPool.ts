@@ -133,10 +133,16 @@ export function createReads(options: ReadsOptions): Reads {
   void checkOnce();
   const timer = setInterval(checkOnce, options.checkIntervalMs ?? LAG_CHECK_INTERVAL_MS);
   timer.unref();
+  // A replica lost between two checks would fail every read sent to it until the next check.
+  const replicaReads = readAgainOnPrimary(replicaPool, primary, (err) => {
+    state.lagSeconds = null;
+    state.checkedAt = new Date();
+    moveReads('unreachable', err.message);
+  });
 
   return {
     get pool() {
-      return state.readsFrom === 'replica' && !onPrimaryScope.getStore() ? replicaPool : primary;
+      return state.readsFrom === 'replica' && !onPrimaryScope.getStore() ? replicaReads : primary;
     },
     primary,
     get replica() {
@@ -150,6 +156,35 @@ export function createReads(options: ReadsOptions): Reads {
       await Promise.all([replicaPool.end(), checkPool.end()]);
     },
   };
+}
+
+/**
+ * `replica` whose `query` reads again on `primary` when the replica cannot answer (a lost connection, a standby
+ * shutting down or refusing connections); `replicaFailed` hears each such failure before the read is retried.
+ */
+function readAgainOnPrimary(replica: Pool, primary: Pool, replicaFailed: (err: Error) => void): Pool {
+  type Query = (...args: unknown[]) => Promise<unknown>;
+  const query = async (...args: unknown[]) => {
+    try {
+      return await (replica.query as Query)(...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !isConnectionFailure(err)) throw err;
+      replicaFailed(err);
+      return (primary.query as Query)(...args);
+    }
+  };
+  return new Proxy(replica, {
+    get: (target, property) => (property === 'query' ? query : Reflect.get(target, property, target)),
+  });
+}
+
+// Connection exceptions (08), a server shutting down or starting (57P01–57P03), the socket's own errors, and
+// pg's words for a connection that ended or never came.
+function isConnectionFailure(err: Error): boolean {
+  const { code } = err as { code?: unknown };
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect/.test(err.message);
 }
 
 const REASON_TEXT: Record<FallbackReason, string> = {

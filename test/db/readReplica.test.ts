@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => servers?.close());
 
 const onStandby = <T extends pg.QueryResultRow>(sql: string) => queryStandby<T>(servers, sql);
-const startApp = (maxLagSeconds: number, options: { worker?: boolean } = {}) =>
+const startApp = (maxLagSeconds: number, options: { worker?: boolean; lagCheckIntervalMs?: number } = {}) =>
   startAppReadingStandby(servers, maxLagSeconds, options);
 
 describe('reads with DATABASE_READ_URL on a streaming standby', () => {
@@ -246,11 +246,26 @@ describe('the fallback to the primary', () => {
   });
 
   it('with the standby stopped, reads still answer from the primary; ingest and workflow actions never needed it', async () => {
+    // Checks the replica once an hour: only a read that fails can find the standby gone.
+    const rarelyChecking = await startApp(3600, { lagCheckIntervalMs: 3_600_000 });
     const before = await deliver(t);
     await waitFor('the delivery on the standby', async () =>
       until((await eventStatus(t, before)) === 200, ''),
     );
     await servers.stopStandby();
+    try {
+      expect(await eventStatus(rarelyChecking, before)).toBe(200);
+      expect(await readReplica(rarelyChecking)).toMatchObject({
+        reads_from: 'primary',
+        fallback_reason: 'unreachable',
+        lag_s: null,
+      });
+      expect(
+        linesSaying(rarelyChecking, 'reads go to the primary: the read replica is unreachable'),
+      ).toHaveLength(1);
+    } finally {
+      await rarelyChecking.close();
+    }
     await waitFor('the fallback', async () => {
       const replica = await readReplica(t);
       until(replica?.reads_from === 'primary', JSON.stringify(replica));

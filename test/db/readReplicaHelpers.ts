@@ -36,7 +36,7 @@ export async function queryStandby<T extends pg.QueryResultRow>(
 export async function startAppReadingStandby(
   servers: PrimaryWithStandby,
   maxLagSeconds: number,
-  options: { worker?: boolean } = {},
+  options: { worker?: boolean; lagCheckIntervalMs?: number } = {},
 ) {
   const t = await startTestApp({
     databaseUrl: servers.primaryUrl,
@@ -45,7 +45,7 @@ export async function startAppReadingStandby(
       READ_MAX_LAG_SECONDS: String(maxLagSeconds),
       ...TOKENS_ENV,
     },
-    lagCheckIntervalMs: 100,
+    lagCheckIntervalMs: options.lagCheckIntervalMs ?? 100,
     worker: options.worker,
   });
   await waitFor('reads on the replica', async () => {
