@@ -32,12 +32,35 @@ export async function queryStandby<T extends pg.QueryResultRow>(
   }
 }
 
+/**
+ * A standby that is behind and has replayed no transaction since it started cannot tell how far behind it is:
+ * an app's second check would then move reads to the primary (reason `lag`) until it can. One committed
+ * transaction replayed gives it a replay time, so an app starting on it never counts that fallback.
+ */
+async function replayOneTransaction(servers: PrimaryWithStandby): Promise<void> {
+  const primary = new pg.Client({ connectionString: servers.primaryUrl });
+  await primary.connect();
+  try {
+    await primary.query('select txid_current()');
+  } finally {
+    await primary.end();
+  }
+  await waitFor('a transaction replayed on the standby', async () => {
+    const [row] = await queryStandby<{ replayed: boolean }>(
+      servers,
+      'select pg_last_xact_replay_timestamp() is not null as replayed',
+    );
+    until(row?.replayed === true, 'none replayed yet');
+  });
+}
+
 /** Starts the app on the primary with the standby as DATABASE_READ_URL, once its first check put reads there. */
 export async function startAppReadingStandby(
   servers: PrimaryWithStandby,
   maxLagSeconds: number,
   options: { worker?: boolean; lagCheckIntervalMs?: number } = {},
 ) {
+  await replayOneTransaction(servers);
   const t = await startTestApp({
     databaseUrl: servers.primaryUrl,
     env: {
