@@ -159,9 +159,11 @@ async function applyStatementByStatement(
   log: Logger,
 ): Promise<void> {
   const statements = splitStatements(migration.sql);
-  // A concurrent build sorts in parallel workers by default, taking every core Postgres allows it while
-  // ingest's inserts wait for CPU; one core keeps it beside ingest. A statement of the migration may set more.
+  // A concurrent build sorts in parallel workers by default, and on Postgres 18 its heap scan reads ahead through
+  // the I/O worker processes: more than one core, while ingest's inserts wait for CPU. One process keeps it to
+  // one core beside ingest. A statement of the migration may set either higher again.
   await client.query('set max_parallel_maintenance_workers = 0');
+  await client.query('set effective_io_concurrency = 0');
   for (const [index, statement] of statements.entries()) {
     try {
       await dropInvalidIndex(client, statement, migration, log);
@@ -175,6 +177,7 @@ async function applyStatementByStatement(
     }
   }
   await client.query('reset max_parallel_maintenance_workers');
+  await client.query('reset effective_io_concurrency');
   await recordApplied(client, migration);
 }
 

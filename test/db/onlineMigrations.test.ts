@@ -51,30 +51,33 @@ drop index concurrently if exists widgets_nothing_idx;`,
     expect(await migrate(url, log, dir)).toEqual([]);
   });
 
-  it('build the indexes of a no-transaction migration on one core unless the migration sets more', async () => {
+  it('build the indexes of a no-transaction migration in one process unless the migration sets more', async () => {
     const url = await createTestDatabase('template0');
     const seen = (name: string) =>
-      `insert into build_settings values ('${name}', current_setting('max_parallel_maintenance_workers'));`;
+      `insert into build_settings values ('${name}', current_setting('max_parallel_maintenance_workers'), current_setting('effective_io_concurrency'));`;
     const dir = await migrationsDir({
-      '0001_widgets.sql': `${TABLE}\ncreate table build_settings (migration text, workers text);`,
+      '0001_widgets.sql': `${TABLE}\ncreate table build_settings (migration text, workers text, read_ahead text);`,
       '0002_widgets_code.sql': `-- tally:no-transaction
 create unique index concurrently if not exists widgets_code_key on widgets (code);
 ${seen('0002')}`,
       '0003_raised.sql': `-- tally:no-transaction
 set max_parallel_maintenance_workers = 2;
+set effective_io_concurrency = 16;
 ${seen('0003')}`,
       '0004_in_transaction.sql': seen('0004'),
     });
     await migrate(url, log, dir);
     const [serverDefault] = await query(
       url,
-      `select current_setting('max_parallel_maintenance_workers') as workers`,
+      `select current_setting('max_parallel_maintenance_workers') as workers,
+              current_setting('effective_io_concurrency') as read_ahead`,
     );
     expect(serverDefault?.workers).not.toBe('0');
-    expect(await query(url, 'select migration, workers from build_settings order by migration')).toEqual([
-      { migration: '0002', workers: '0' },
-      { migration: '0003', workers: '2' },
-      { migration: '0004', workers: serverDefault?.workers },
+    expect(serverDefault?.read_ahead).not.toBe('0');
+    expect(await query(url, 'select * from build_settings order by migration')).toEqual([
+      { migration: '0002', workers: '0', read_ahead: '0' },
+      { migration: '0003', workers: '2', read_ahead: '16' },
+      { migration: '0004', ...serverDefault },
     ]);
   });
 
