@@ -14,7 +14,7 @@ import { createBodySource } from './ingestBodies.ts';
 
 const [url, secret, seconds, connections, rate, timelineArgument] = process.argv.slice(2);
 if (!url || !secret || !rate)
-  throw new Error('usage: node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS RATE');
+  throw new Error('usage: node bench/ingestLoad.ts URL SECRET SECONDS CONNECTIONS RATE [timeline]');
 const total = Math.round(Number(seconds) * Number(rate));
 const intervalMs = 1000 / Number(rate);
 const target = new URL(url);
