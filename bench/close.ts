@@ -11,7 +11,8 @@ import { buildPeriodReport, type PeriodReport } from '../src/close/buildPeriodRe
 import { buildJournalEntries } from '../src/close/journal.ts';
 import { renderJournal, xeroParts } from '../src/close/journalFormats.ts';
 import { periodBounds } from '../src/close/periods.ts';
-import { renderPeriodCsv, renderPeriodHtml } from '../src/close/renderPeriod.ts';
+import { renderPeriodCsv } from '../src/close/renderPeriod.ts';
+import { renderPeriodHtml } from '../src/close/renderPeriodHtml.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { checkClosedPeriods } from '../src/close/checkClosedPeriods.ts';
 import { currentPeriodReport } from '../src/close/periodService.ts';
 import { periodOf, previousPeriod } from '../src/close/periods.ts';
-import { renderPeriodCsv, renderPeriodHtml } from '../src/close/renderPeriod.ts';
+import { renderPeriodCsv } from '../src/close/renderPeriod.ts';
+import { renderPeriodHtml } from '../src/close/renderPeriodHtml.ts';
 import { defineJob } from '../src/queue/job.ts';
 
 /**

@@ -3,7 +3,8 @@ import { centsToDecimal } from './amounts.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
 import { WALK_TERMS } from './walk.ts';
 
-const ACTIVITY = [
+/** The activity columns, in the order the contract's `net` reads them. */
+export const ACTIVITY = [
   'sales',
   'processing_fees',
   'platform_fees',
@@ -44,44 +45,4 @@ export function renderPeriodCsv(report: PeriodReport): string {
     ]),
     { header: true, columns },
   );
-}
-
-const escapeHtml = (value: unknown) =>
-  String(value).replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] as string,
-  );
-
-/** The walk of every account as a printable page. */
-export function renderPeriodHtml(report: PeriodReport): string {
-  const rows = report.accounts
-    .map(
-      (row) =>
-        `<tr><td>${escapeHtml(row.account_type)}</td><td>${escapeHtml(row.account_id)}</td><td>${escapeHtml(
-          row.currency.toUpperCase(),
-        )}</td>${WALK_TERMS.map((name) => `<td class="num">${centsToDecimal(row.walk[name])}</td>`).join('')}</tr>`,
-    )
-    .join('\n');
-  const findings = report.open_items.findings
-    .map(
-      (row) =>
-        `<tr><td>${escapeHtml(row.code)}</td><td>${escapeHtml(row.account_id ?? '')}</td><td class="num">${row.findings}</td><td class="num">${centsToDecimal(row.at_stake)}</td></tr>`,
-    )
-    .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Period ${escapeHtml(report.period)}</title>
-<style>body{font-family:sans-serif}td.num{text-align:right;font-variant-numeric:tabular-nums}td,th{padding:2px 8px}</style>
-</head><body>
-<h1>Period ${escapeHtml(report.period)} (${escapeHtml(report.time_zone)})</h1>
-<h2>The walk</h2>
-<table><thead><tr><th>mode</th><th>account</th><th>currency</th>${WALK_TERMS.map((name) => `<th>${name}</th>`).join('')}</tr></thead>
-<tbody>
-${rows}
-</tbody></table>
-<h2>Open findings</h2>
-<table><thead><tr><th>code</th><th>account</th><th>findings</th><th>at stake</th></tr></thead><tbody>
-${findings}
-</tbody></table>
-</body></html>
-`;
 }

@@ -45,5 +45,10 @@ export function renderReportBody(
 /** A self-contained page a finance reader can read without help: summary first, then every table. */
 export function renderHtml(report: Report, reportId: string): string {
   const body = renderReportBody(report, reportId, (id) => `/api/payments/${encodeURIComponent(id)}`);
-  return eta.render('./page', { title: reportTitle(report), style: REPORT_STYLE, body });
+  return renderReportPage(reportTitle(report), body);
+}
+
+/** A standalone report page around a body of markup Tally's own templates rendered. */
+export function renderReportPage(title: string, body: string): string {
+  return eta.render('./page', { title, style: REPORT_STYLE, body });
 }

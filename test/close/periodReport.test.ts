@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { parse as parseHtml } from 'node-html-parser';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -226,7 +227,20 @@ describe('the period close report', () => {
       held_end: '106.50',
     });
     const html = await request(t.app).get('/api/periods/2026-10.html').set(auth);
-    expect(html.text).toContain('106.50');
+    const page = parseHtml(html.text);
+    expect(page.querySelector('p.meta')?.textContent).toMatch(
+      /^Days 1 Oct 2026 – 31 Oct 2026, America\/New_York · built /,
+    );
+    expect(page.querySelectorAll('h2').map((h) => h.textContent)).toEqual([
+      "The walk and the provider's ledger",
+      'Open items',
+      'Activity',
+      'Payouts and the bank',
+      'Payments awaiting payout',
+      'Payouts not in the bank',
+    ]);
+    const walk = page.querySelectorAll('table')[0]?.querySelector('tbody tr');
+    expect(walk?.querySelectorAll('td').map((td) => td.textContent)).toContain('$106.50');
     const periods = await request(t.app).get('/api/periods').set(auth);
     const listed = periods.body.data.map((row: { period: string }) => row.period);
     expect(listed.slice(-2)).toEqual(['2026-11', '2026-10']);

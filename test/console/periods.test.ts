@@ -82,8 +82,9 @@ describe('the console periods', () => {
 
   it("show a period's walk, its open items linked to their findings (escaped) and every download", async () => {
     const { html } = await page(admin, `/console/periods/${PERIOD}`);
+    // The provider's ledger beside the walk: this account's payout sync lists no ledger, so both read "—".
     expect(cells(html, 0)).toEqual([
-      ['live', 'acc_console', '$0.00', '$0.00', '$100.00', '$0.00', '$0.00', '$100.00'],
+      ['live', 'acc_console', '$0.00', '$0.00', '$100.00', '$0.00', '$0.00', '$100.00', '—', '—'],
     ]);
     expect(cells(html, 1)[0]?.slice(0, 5)).toEqual(['payment_not_paid_out', 'open', MARKUP, '1', '$100.00']);
     expect(html).not.toContain(MARKUP);
@@ -103,6 +104,32 @@ describe('the console periods', () => {
     ]);
     for (const href of downloads) expect((await admin.get(href)).status, href).toBe(200);
     expect(JSON.parse((await admin.get(downloads[0] as string)).text).period).toBe(PERIOD);
+  });
+
+  it("show a period's activity, payouts and bank, and payments awaiting payout, over its business days", async () => {
+    const { html } = await page(reader, `/console/periods/${PERIOD}`);
+    const headings = parse(html)
+      .querySelectorAll('main h2')
+      .map((h) => h.textContent);
+    expect(headings).toEqual([
+      "The walk and the provider's ledger",
+      'Open items',
+      'Activity',
+      'Payouts and the bank',
+      'Payments awaiting payout',
+      'Payouts not in the bank',
+    ]);
+    expect(cells(html, 2)).toEqual([
+      ['live', 'acc_console', '$100.00', ...Array(8).fill('$0.00'), '$100.00'],
+    ]);
+    expect(cells(html, 3)).toEqual([['live', 'acc_console', ...Array(6).fill('$0.00')]]);
+    expect(cells(html, 4)).toEqual([['live', 'acc_console', '1', '$100.00']]);
+    expect(textOf(html)).toContain("Every payout up to the period's end is confirmed by a bank credit.");
+    const last = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate();
+    const month = start.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+    expect(textOf(html)).toContain(
+      `Days 1 ${month} ${start.getUTCFullYear()} – ${last} ${month} ${start.getUTCFullYear()}, UTC`,
+    );
   });
 
   it('show a read token no form, and refuse its close', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { listPeriodHistory } from '../../close/closeQueries.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { servePeriod } from '../../close/periodService.ts';
+import { renderPeriodBody } from '../../close/renderPeriodHtml.ts';
 import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { requireRole } from '../routes/auth.ts';
@@ -41,6 +42,7 @@ export function periodPages(deps: AppDeps): Router {
     const { period } = served.report;
     renderPage(req, res, 'period', {
       report: served.report,
+      body: renderPeriodBody(served.report, (id) => `/console/findings/${encodeURIComponent(id)}`),
       state: closeStateOf(served.closed),
       history: await listPeriodHistory(deps.reads.pool, period),
       currencies: [...new Set(served.report.journal.map((movement) => movement.currency))].sort(),

@@ -11,7 +11,8 @@ import {
   servePeriod,
 } from '../../close/periodService.ts';
 import { PERIOD } from '../../close/periods.ts';
-import { renderPeriodCsv, renderPeriodHtml } from '../../close/renderPeriod.ts';
+import { renderPeriodCsv } from '../../close/renderPeriod.ts';
+import { renderPeriodHtml } from '../../close/renderPeriodHtml.ts';
 import type { Config } from '../../config.ts';
 import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
