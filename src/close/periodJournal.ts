@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { JournalFormat } from '../domain/ledgerAccounts.ts';
-import { buildJournalEntries } from './journal.ts';
-import { renderJournal, xeroParts } from './journalFormats.ts';
+import { buildJournalEntries, storedEntries } from './journal.ts';
+import { ledgerEntriesOf, renderLedgerEntries, xeroParts } from './journalFormats.ts';
 import { PeriodError, type ServedPeriod } from './periodService.ts';
 
 export type JournalRequest = {
@@ -23,10 +23,9 @@ export function periodJournal(served: ServedPeriod, config: Config, request: Jou
     throw new PeriodError(
       `currency: required, the period has several currencies (${currencies.join(', ')}) and ${format} takes one a file`,
     );
-  // Numbered over every currency before one is picked, so a NetSuite external id is never used twice.
   const { entries: all, settings } =
     served.status === 'closed'
-      ? served.journal
+      ? { entries: storedEntries(served.journal.entries), settings: served.journal.settings }
       : {
           entries: buildJournalEntries(period, served.report.journal),
           settings: {
@@ -35,7 +34,11 @@ export function periodJournal(served: ServedPeriod, config: Config, request: Jou
             netsuiteSubsidiary: config.LEDGER_NETSUITE_SUBSIDIARY,
           },
         };
-  let entries = all.filter((entry) => currency === undefined || entry.currency === currency);
+  let entries = ledgerEntriesOf(
+    format,
+    all.filter((entry) => currency === undefined || entry.currency === currency),
+    settings,
+  );
   let parts = 1;
   if (format === 'xero') {
     const split = xeroParts(entries);
@@ -46,5 +49,5 @@ export function periodJournal(served: ServedPeriod, config: Config, request: Jou
   }
   const extension = format === 'quickbooks' ? 'iif' : 'csv';
   const name = `journal-${period}-${format}${currency ? `-${currency}` : ''}${format === 'xero' ? `-part${request.part ?? 1}` : ''}`;
-  return { text: renderJournal(format, entries, settings), parts, fileName: `${name}.${extension}` };
+  return { text: renderLedgerEntries(format, entries, settings), parts, fileName: `${name}.${extension}` };
 }
