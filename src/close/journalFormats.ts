@@ -11,7 +11,13 @@ export type LedgerLine = { account: string; debit: number; credit: number };
 /** An entry as a format books it: its lines' accounts named. */
 export type LedgerEntry = Omit<JournalEntry, 'lines'> & { lines: LedgerLine[] };
 
-export type JournalSettings = { accounts: LedgerAccounts; xeroTaxRate: string; netsuiteSubsidiary?: string };
+export type JournalSettings = {
+  accounts: LedgerAccounts;
+  xeroTaxRate: string;
+  netsuiteSubsidiary?: string;
+  /** LEDGER_CURRENCY at the close; absent in versions closed before it was a setting. */
+  ledgerCurrency?: string;
+};
 
 /** Xero refuses a manual journal file of more than this many lines. */
 export const XERO_LINES_PER_FILE = 300;
@@ -57,7 +63,7 @@ export function ledgerEntriesOf(
   return entries.map((entry) => ({
     ...entry,
     lines: entry.lines.map(({ kind, debit, credit }) => ({
-      account: accountFor(settings.accounts, format, kind),
+      account: accountFor(settings.accounts, format, kind, entry.currency),
       debit,
       credit,
     })),

@@ -87,3 +87,19 @@ export const periodStateSchema = named(
   "A period's state after a close or reopen: its current version (closed), the content hash and data cut-off of that version, and every close and reopen.",
   z.strictObject({ period: z.string(), ...closeStateShape }),
 );
+
+export const journalExportsSchema = z
+  .array(
+    z.strictObject({
+      version: count(),
+      format: z.string(),
+      currency: z.string().nullable(),
+      part: count().nullable(),
+      changes_since: count().nullable(),
+      actor: z.string(),
+      created_at: timestamp(),
+    }),
+  )
+  .describe(
+    "Every download of the period's journal while it was closed: the version, format, currency and part, the version it held the changes since (null: the full journal), who and when.",
+  );
