@@ -9,14 +9,8 @@ import type { AppDeps } from '../deps.ts';
 import { requireRole } from '../routes/auth.ts';
 import { freeText, parseQuery, undecodablePathParam } from '../routes/params.ts';
 import { changePeriodState } from '../routes/periodCloses.ts';
-import {
-  checkedPeriod,
-  closeStateOf,
-  exportsOf,
-  journalQuery,
-  sendJournal,
-  sendPeriodFile,
-} from '../routes/periods.ts';
+import { journalQuery, sendJournal } from '../routes/periodJournal.ts';
+import { checkedPeriod, closeStateOf, exportsOf, sendPeriodFile } from '../routes/periods.ts';
 import { renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
 
