@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { closePeriod } from '../close/closePeriod.ts';
-import { periodJournal } from '../close/periodJournal.ts';
+import { insertJournalExport } from '../close/journalQueries.ts';
+import { findChangesBase, periodJournal } from '../close/periodJournal.ts';
 import { checkPeriod, servePeriod } from '../close/periodService.ts';
 import { createPool } from '../db/pool.ts';
 import { JOURNAL_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
@@ -10,7 +11,7 @@ import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 
 export const usage =
-  'tally close PERIOD [--journal csv|xero|quickbooks|netsuite [--currency CUR] [--part N]] [--out FILE]\n  tally close PERIOD --close [--note TEXT]';
+  'tally close PERIOD [--journal csv|xero|quickbooks|netsuite [--currency CUR] [--part N] [--changes-since N]] [--out FILE]\n  tally close PERIOD --close [--note TEXT]';
 
 /**
  * A period's close report (JSON) or its journal in one format, printed or written to a file: a closed period's
@@ -25,6 +26,7 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
       journal: { type: 'string' },
       currency: { type: 'string' },
       part: { type: 'string' },
+      'changes-since': { type: 'string' },
       out: { type: 'string' },
       close: { type: 'boolean', default: false },
       note: { type: 'string' },
@@ -40,6 +42,13 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
   const part = values.part === undefined ? undefined : Number(values.part);
   if (part !== undefined && !(Number.isInteger(part) && part >= 1))
     throw new Error(`--part must be a whole number from 1, got "${values.part?.slice(0, 20)}"`);
+  const changesSince = values['changes-since'] === undefined ? undefined : Number(values['changes-since']);
+  if (changesSince !== undefined && !(Number.isInteger(changesSince) && changesSince >= 1))
+    throw new Error(
+      `--changes-since must be a version number (1, 2, …), got "${values['changes-since']?.slice(0, 20)}"`,
+    );
+  if (changesSince !== undefined && format === undefined)
+    throw new Error('--changes-since needs --journal FORMAT');
   const step = (message: string) => process.stderr.write(`${message}\n`);
   const pool = createPool(await resolveDatabaseUrl(config), log, 4);
   try {
@@ -60,10 +69,22 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
         : `${period} is open: the numbers as Tally has them now`,
     );
     const currency = values.currency?.toLowerCase();
-    const text =
-      format === undefined
-        ? `${served.reportText}\n`
-        : periodJournal(served, config, { format: format as JournalFormat, currency, part }).text;
+    let text = `${served.reportText}\n`;
+    if (format !== undefined) {
+      const request = { format: format as JournalFormat, currency, part, changesSince };
+      text = periodJournal(served, config, request, await findChangesBase(pool, served, changesSince)).text;
+      if (served.status === 'closed')
+        await insertJournalExport(pool, {
+          period,
+          version: served.closed.version,
+          format,
+          currency: currency ?? null,
+          part: format === 'xero' ? (part ?? 1) : null,
+          changes_since: changesSince ?? null,
+          actor: `cli:${userInfo().username}`,
+          created_at: now,
+        });
+    }
     if (values.out === undefined) process.stdout.write(text);
     else {
       await writeFile(values.out, text);

@@ -4,6 +4,7 @@ import type { BookedRow } from './closeQueries.ts';
 import type { JournalMovement } from './journal.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
+import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
@@ -186,6 +187,7 @@ export async function buildPeriodClose(
         ...row,
         created_at: row.created_at.toISOString(),
       })),
+      payout_mode_unknown: payoutsOfUnknownMode(movements),
     },
     journal: journalMovementsOf(movements, [...byOrigin.values()], period),
   };

@@ -13,6 +13,7 @@ import {
 } from './closeQueries.ts';
 import { buildJournalEntries } from './journal.ts';
 import type { StoredJournal } from './journalFormats.ts';
+import { journalSettingsOf } from './periodJournal.ts';
 import { findPriorClose } from './periodService.ts';
 import {
   findFirstActivityPeriod,
@@ -115,13 +116,7 @@ export async function closePeriod(
   });
   const reportText = JSON.stringify(built.report, null, 2);
   const journal: StoredJournal = {
-    settings: {
-      accounts: config.LEDGER_ACCOUNTS,
-      xeroTaxRate: config.LEDGER_XERO_TAX_RATE,
-      ...(config.LEDGER_NETSUITE_SUBSIDIARY === undefined
-        ? {}
-        : { netsuiteSubsidiary: config.LEDGER_NETSUITE_SUBSIDIARY }),
-    },
+    settings: journalSettingsOf(config),
     entries: buildJournalEntries(period, built.report.journal),
   };
   const journalText = JSON.stringify(journal);

@@ -15,8 +15,8 @@ export type JournalMovement = {
 export type JournalLine = { kind: LedgerKind; debit: number; credit: number };
 
 export type JournalEntry = {
-  /** 1, 2, … in the period: NetSuite's external id is `tally-<period>-<n>`. */
-  n: number;
+  /** Made from what the entry is (entryIdOf), never from its position: the same in every version. */
+  id: string;
   period: string;
   day: string;
   currency: string;
@@ -27,10 +27,23 @@ export type JournalEntry = {
 };
 
 /**
+ * An entry's id: `tally-<period>-<currency>-<yyyymmdd>-<kind>` for a day's movement of one kind, with the
+ * payout id after the kind for a payout's entries, and `-adj-<closed period>-<kind>` for an adjustment.
+ */
+export function entryIdOf(
+  period: string,
+  movement: Pick<JournalMovement, 'currency' | 'day' | 'kind' | 'adjusts'> & { payout: string | null },
+): string {
+  const base = `tally-${period}-${movement.currency}-${movement.day.replaceAll('-', '')}`;
+  if (movement.adjusts) return `${base}-adj-${movement.adjusts}-${movement.kind}`;
+  return movement.payout ? `${base}-${movement.kind}-${movement.payout}` : `${base}-${movement.kind}`;
+}
+
+/**
  * Balanced entries from the period's movements, one per business day, kind of movement and currency (a payout,
  * its reversal and its bank credit one per payout): two lines of the same amount, debit and credit as
- * MOVEMENTS says, swapped for a negative amount. Numbered in a fixed order, so the same numbers give the same
- * journal. A zero movement books nothing.
+ * MOVEMENTS says, swapped for a negative amount. In a fixed order, so the same numbers give the same journal.
+ * A zero movement books nothing.
  */
 export function buildJournalEntries(period: string, movements: JournalMovement[]): JournalEntry[] {
   const order = Object.keys(MOVEMENTS);
@@ -44,7 +57,7 @@ export function buildJournalEntries(period: string, movements: JournalMovement[]
         order.indexOf(a.kind) - order.indexOf(b.kind) ||
         (a.reference ?? '').localeCompare(b.reference ?? ''),
     );
-  return sorted.map((movement, index) => {
+  return sorted.map((movement) => {
     const posting = MOVEMENTS[movement.kind];
     const amount = Math.abs(movement.amount);
     const [debit, credit] =
@@ -56,7 +69,7 @@ export function buildJournalEntries(period: string, movements: JournalMovement[]
       ? `Adjustment to ${movement.adjusts}: ${posting.label}`
       : `${posting.label} ${movement.reference ?? movement.day}`;
     return {
-      n: index + 1,
+      id: entryIdOf(period, { ...movement, payout: movement.adjusts ? null : movement.reference }),
       period,
       day: movement.day,
       currency: movement.currency,
@@ -68,5 +81,26 @@ export function buildJournalEntries(period: string, movements: JournalMovement[]
         { kind: credit, debit: 0, credit: amount },
       ],
     };
+  });
+}
+
+/**
+ * The entries of a stored journal. Versions closed before entries had ids carry a position (`n`) instead: their
+ * id is made from what they are, as buildJournalEntries makes it, from the reference they were stored with.
+ */
+export function storedEntries(entries: (JournalEntry | (Omit<JournalEntry, 'id'> & { n: number }))[]) {
+  return entries.map((entry): JournalEntry => {
+    if ('id' in entry) return entry;
+    const { n: _n, ...rest } = entry;
+    const adjusts = entry.reference.startsWith('adjustment-') ? entry.reference.slice(11, 18) : undefined;
+    const daily = entry.reference === `${entry.movement}-${entry.day}`;
+    const id = entryIdOf(entry.period, {
+      currency: entry.currency,
+      day: entry.day,
+      kind: entry.movement,
+      ...(adjusts ? { adjusts } : {}),
+      payout: adjusts || daily ? null : entry.reference,
+    });
+    return { id, ...rest };
   });
 }

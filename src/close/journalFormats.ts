@@ -1,12 +1,23 @@
 import { stringify } from 'csv-stringify/sync';
 import { accountFor, type JournalFormat, type LedgerAccounts } from '../domain/ledgerAccounts.ts';
 import { centsToDecimal } from './amounts.ts';
-import type { JournalEntry, JournalLine } from './journal.ts';
+import type { JournalEntry } from './journal.ts';
 
 /** A closed period's journal as stored: its entries and the account settings they were closed with. */
 export type StoredJournal = { settings: JournalSettings; entries: JournalEntry[] };
 
-export type JournalSettings = { accounts: LedgerAccounts; xeroTaxRate: string; netsuiteSubsidiary?: string };
+/** A journal line with its account named as a format names it. */
+export type LedgerLine = { account: string; debit: number; credit: number };
+/** An entry as a format books it: its lines' accounts named. */
+export type LedgerEntry = Omit<JournalEntry, 'lines'> & { lines: LedgerLine[] };
+
+export type JournalSettings = {
+  accounts: LedgerAccounts;
+  xeroTaxRate: string;
+  netsuiteSubsidiary?: string;
+  /** LEDGER_CURRENCY at the close; absent in versions closed before it was a setting. */
+  ledgerCurrency?: string;
+};
 
 /** Xero refuses a manual journal file of more than this many lines. */
 export const XERO_LINES_PER_FILE = 300;
@@ -20,15 +31,17 @@ const [year, month, day] = [
 const xeroDate = (d: string) => `${day(d)} ${MONTHS[Number(month(d)) - 1]} ${year(d)}`;
 const usDate = (d: string) => `${month(d)}/${day(d)}/${year(d)}`;
 // Debit positive, credit negative: the signed amount Xero and IIF take.
-const signed = (line: JournalLine) => centsToDecimal(line.debit - line.credit);
+const signed = (line: LedgerLine) => centsToDecimal(line.debit - line.credit);
 const amountOrEmpty = (cents: number) => (cents === 0 ? '' : centsToDecimal(cents));
 
 /**
  * Xero's rule: entries split into files of at most 300 lines, an entry never across two; and no bank
  * entries (Xero refuses manual journals to a bank account; its bank feed meets `in_transit` instead).
  */
-export function xeroParts(entries: JournalEntry[]): JournalEntry[][] {
-  const parts: JournalEntry[][] = [[]];
+export function xeroParts<Entry extends Pick<JournalEntry, 'movement'> & { lines: unknown[] }>(
+  entries: Entry[],
+): Entry[][] {
+  const parts: Entry[][] = [[]];
   let lines = 0;
   for (const entry of entries.filter((candidate) => candidate.movement !== 'bank_credit')) {
     if (lines + entry.lines.length > XERO_LINES_PER_FILE) {
@@ -41,20 +54,43 @@ export function xeroParts(entries: JournalEntry[]): JournalEntry[][] {
   return parts;
 }
 
-/** The journal in one of the four formats, as a string. `entries` are of one currency except for csv. */
-export function renderJournal(
+/** The entries with each line's account as `format` names it under these settings. */
+export function ledgerEntriesOf(
   format: JournalFormat,
   entries: JournalEntry[],
   settings: JournalSettings,
+): LedgerEntry[] {
+  return entries.map((entry) => ({
+    ...entry,
+    lines: entry.lines.map(({ kind, debit, credit }) => ({
+      account: accountFor(settings.accounts, format, kind, entry.currency),
+      debit,
+      credit,
+    })),
+  }));
+}
+
+/** The journal in one of the four formats, its accounts named by the settings (renderLedgerEntries). */
+export function renderJournal(format: JournalFormat, entries: JournalEntry[], settings: JournalSettings) {
+  return renderLedgerEntries(format, ledgerEntriesOf(format, entries, settings), settings);
+}
+
+/**
+ * Entries in one of the four formats, as a string; each carries the entry's id (csv `entry`, the end of Xero's
+ * narration, IIF `DOCNUM`, NetSuite `External ID`). `entries` are of one currency except for csv.
+ */
+export function renderLedgerEntries(
+  format: JournalFormat,
+  entries: LedgerEntry[],
+  settings: Omit<JournalSettings, 'accounts'>,
 ): string {
-  const account = (line: JournalLine) => accountFor(settings.accounts, format, line.kind);
   if (format === 'csv') {
     return stringify(
       entries.flatMap((entry) =>
         entry.lines.map((line) => [
-          entry.n,
+          entry.id,
           entry.day,
-          account(line),
+          line.account,
           amountOrEmpty(line.debit),
           amountOrEmpty(line.credit),
           entry.currency.toUpperCase(),
@@ -72,10 +108,10 @@ export function renderJournal(
     return stringify(
       entries.flatMap((entry) =>
         entry.lines.map((line) => [
-          `${entry.memo} (${entry.reference})`,
+          `${entry.memo} (${entry.id})`,
           xeroDate(entry.day),
           entry.memo,
-          account(line),
+          line.account,
           settings.xeroTaxRate,
           signed(line),
           '',
@@ -102,17 +138,19 @@ export function renderJournal(
     // breaks are taken out of the memo instead.
     const clean = (text: string) => text.replace(/[\t\r\n"]/g, ' ');
     const rows = [
-      ['!TRNS', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'MEMO'],
-      ['!SPL', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'MEMO'],
+      ['!TRNS', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'DOCNUM', 'MEMO'],
+      ['!SPL', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'DOCNUM', 'MEMO'],
       ['!ENDTRNS'],
       ...entries.flatMap((entry) => [
         ...entry.lines.map((line, index) => [
           index === 0 ? 'TRNS' : 'SPL',
           'GENERAL JOURNAL',
           usDate(entry.day),
-          clean(account(line)),
+          clean(line.account),
           signed(line),
-          clean(`${entry.memo} (${entry.reference})`),
+          entry.id,
+          // The id again: QuickBooks keeps a short document number, the memo keeps the whole id.
+          clean(`${entry.memo} (${entry.id})`),
         ]),
         ['ENDTRNS'],
       ]),
@@ -123,11 +161,11 @@ export function renderJournal(
   return stringify(
     entries.flatMap((entry) =>
       entry.lines.map((line) => [
-        `tally-${entry.period}-${entry.n}`,
+        entry.id,
         usDate(entry.day),
         ...(subsidiary === undefined ? [] : [subsidiary]),
         entry.currency.toUpperCase(),
-        account(line),
+        line.account,
         amountOrEmpty(line.debit),
         amountOrEmpty(line.credit),
         `${entry.memo} (${entry.reference})`,

@@ -39,9 +39,18 @@ const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
 // A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
 const CAPTURE_WINDOW = `interval '8 days'`;
 
-// A payout says no test or live: its account's payments do (one index lookup per payout).
+// A payout says no test or live: its account's mode as the provider stated it does, in the account_type of its
+// payments, disputes or forwarding requests (deliveries, or an API answer's is_test), else of the payout's own
+// delivery (one index lookup per payout while the account has payments). The payout sync's snapshots (ids
+// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed (DESIGN.md,
+// "Test money"), so the journal leaves it out and the report lists it.
 export const ACCOUNT_TYPE_OF = (payout: string) =>
-  `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1), 'live')`;
+  `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1),
+            (select account_type from disputes where account_id = ${payout}.account_id limit 1),
+            (select account_type from forwarding_requests where account_id = ${payout}.account_id limit 1),
+            (select e.account_type from events e
+              where e.id = ${payout}.event_row_id and e.event_id not like 'api\\_%'),
+            'unknown')`;
 
 const feeKind = (type: string) =>
   `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;

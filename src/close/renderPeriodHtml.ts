@@ -66,6 +66,7 @@ export function renderPeriodBody(
     money: (cents: unknown, currency: string) =>
       typeof cents === 'number' ? formatMoney(cents, currency) : '—',
     day: (instant: string) => readableDay(businessDate(new Date(instant), report.time_zone)),
+    readableDay,
     findingLink,
   });
 }

@@ -112,3 +112,42 @@ describe('tally close', () => {
     expect(rows).toEqual([{ actor: expect.stringMatching(/^cli:/), note: 'reviewed' }]);
   });
 });
+
+describe('tally close --changes-since', () => {
+  const admin = { Authorization: `Bearer ${API_TOKEN}` };
+
+  it('refuses a version the month is not closed after, or one that is not a version, naming it', async () => {
+    const same = await tally([PERIOD, '--journal', 'csv', '--changes-since', '1']);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain(
+      `changes_since: ${PERIOD} is closed at version 1, not at a version later than 1`,
+    );
+    const bad = await tally([PERIOD, '--journal', 'csv', '--changes-since', 'one']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--changes-since must be a version number (1, 2, …), got "one"');
+  });
+
+  // Four CLI processes: more than the default time on a loaded machine.
+  it('writes the changes of the next version, recording each export of a closed month', {
+    timeout: 120_000,
+  }, async () => {
+    expect((await tally([PERIOD, '--journal', 'netsuite'])).code).toBe(0);
+    const reopened = await request(t.app)
+      .post(`/api/periods/${PERIOD}/reopen`)
+      .set(admin)
+      .send({ note: 'again' });
+    expect(reopened.status).toBe(200);
+    expect((await tally([PERIOD, '--close'])).code).toBe(0);
+    const changes = await tally([PERIOD, '--journal', 'csv', '--changes-since', '1']);
+    expect(changes.code, changes.stderr).toBe(0);
+    // Nothing moved between the versions: the changes journal is its header alone.
+    expect(changes.stdout).toBe('entry,date,account,debit,credit,currency,memo,reference\n');
+    const { rows } = await t.pool.query(
+      'select version, format, changes_since, actor from period_journal_exports order by id',
+    );
+    expect(rows).toEqual([
+      { version: 1, format: 'netsuite', changes_since: null, actor: expect.stringMatching(/^cli:/) },
+      { version: 2, format: 'csv', changes_since: 1, actor: expect.stringMatching(/^cli:/) },
+    ]);
+  });
+});

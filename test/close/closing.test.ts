@@ -47,6 +47,10 @@ const payment = (id: string, amount: number, fee: number, at: string) =>
     }),
   );
 
+const FORMATS = ['csv', 'xero', 'quickbooks', 'netsuite'] as const;
+// October's version 1 journal in each format, as finance imported it before the reopen.
+const versionOne: Record<string, string> = {};
+
 const close = (period: string, body: object = {}, auth = admin) =>
   request(t.app).post(`/api/periods/${period}/close`).set(auth).send(body);
 const reopen = (period: string, body: object = {}) =>
@@ -171,6 +175,8 @@ describe('a delivery for a closed month', () => {
   beforeAll(async () => {
     closedJson = (await get('/api/periods/2026-10.json')).text;
     closedJournal = (await get('/api/periods/2026-10/journal?format=csv')).text;
+    for (const format of FORMATS)
+      versionOne[format] = (await get(`/api/periods/2026-10/journal?format=${format}`)).text;
     // A payment of 20 October the sweep would have found: it arrives after October was closed.
     await deliver([payment('py_oct_late', 2_500, 100, '2026-10-20T15:00:00Z')]);
     await runJobThroughApi(t, admin, 'closed-period-check');
@@ -295,6 +301,13 @@ describe('reopening and closing again', () => {
     });
     const journal = (await get('/api/periods/2026-11/journal?format=csv')).text;
     expect(journal).not.toContain('adjustment-');
+    const changes = await get('/api/periods/2026-10/journal?format=csv&changes_since=1');
+    expect(changes.status).toBe(409);
+    expect(changes.body.error).toEqual({
+      code: 'not_closed_at_a_later_version',
+      message:
+        'changes_since: 2026-10 is open (reopened after version 1); the changes since version 1 can be taken once it is closed again',
+    });
   });
 
   it('closing again stores version 2; closing twice is refused and changes nothing; the finding resolves', async () => {
@@ -319,5 +332,104 @@ describe('reopening and closing again', () => {
     await runJobThroughApi(t, admin, 'closed-period-check');
     const { rows } = await t.pool.query(`select status from findings where code = 'closed_period_changed'`);
     expect(rows).toEqual([{ status: 'resolved' }]);
+  });
+});
+
+describe('the changes journal after a reopen', () => {
+  const journal = (query: string) => get(`/api/periods/2026-10/journal?${query}`);
+  const cents = (value: string | undefined) => (value ? Math.round(Number(value) * 100) : 0);
+  const LATE = ['tally-2026-10-usd-20261020-sale', 'tally-2026-10-usd-20261020-fee_processing'];
+
+  /** Per entry id, its lines as `account amount` (debit positive), from a journal file in any format. */
+  function entriesOf(format: string, text: string): Map<string, string[]> {
+    const entries = new Map<string, string[]>();
+    const add = (id: string, account: string, amount: number) =>
+      entries.set(id, [...(entries.get(id) ?? []), `${account} ${amount}`]);
+    if (format === 'quickbooks') {
+      for (const line of text.split('\r\n').slice(3)) {
+        const [kind, , , account, amount, id] = line.split('\t');
+        if (kind === 'TRNS' || kind === 'SPL') add(id as string, account as string, cents(amount));
+      }
+      return entries;
+    }
+    for (const row of parse(text, { columns: true }) as Record<string, string>[]) {
+      if (format === 'csv')
+        add(row.entry as string, row.account as string, cents(row.debit) - cents(row.credit));
+      if (format === 'netsuite')
+        add(row['External ID'] as string, row.Account as string, cents(row.Debit) - cents(row.Credit));
+      if (format === 'xero')
+        add(
+          /\((tally-[^)]+)\)$/.exec(row['*Narration'] as string)?.[1] as string,
+          row['*AccountCode'] as string,
+          cents(row['*Amount']),
+        );
+    }
+    return entries;
+  }
+
+  it.each(FORMATS)(
+    '%s: holds exactly the late payment’s entries, balanced, dated on their own day',
+    async (format) => {
+      const response = await journal(`format=${format}&changes_since=1`);
+      expect(response.status, response.text).toBe(200);
+      const changes = entriesOf(format, response.text);
+      expect([...changes.keys()]).toEqual(LATE.map((id) => `${id}-v2`));
+      expect(changes.get(`${LATE[0]}-v2`)).toEqual(['clearing 2500', 'sales -2500']);
+      expect(changes.get(`${LATE[1]}-v2`)).toEqual(['processing_fees 100', 'clearing -100']);
+      for (const lines of changes.values())
+        expect(lines.reduce((sum, line) => sum + Number(line.split(' ')[1]), 0)).toBe(0);
+      if (format === 'csv') expect(response.text).toContain('2026-10-20,clearing,25.00');
+      if (format === 'quickbooks') expect(response.text).toContain('\t10/20/2026\t');
+      expect(response.headers['content-disposition']).toContain('journal-2026-10-v2-changes-since-v1-');
+    },
+  );
+
+  it.each(FORMATS)('%s: the entries version 1 had keep their ids and lines in version 2', async (format) => {
+    const before = entriesOf(format, versionOne[format] as string);
+    const after = entriesOf(format, (await journal(`format=${format}`)).text);
+    expect(before.size).toBeGreaterThan(0);
+    for (const [id, lines] of before) expect(after.get(id), id).toEqual(lines);
+    expect([...after.keys()].filter((id) => !before.has(id))).toEqual(LATE);
+  });
+
+  it('refuses changes since a version the period is not closed after (409) or has not reached (400), naming them', async () => {
+    const same = await journal('format=csv&changes_since=2');
+    expect(same.status).toBe(409);
+    expect(same.body.error.message).toBe(
+      'changes_since: 2026-10 is closed at version 2, not at a version later than 2',
+    );
+    const ahead = await journal('format=csv&changes_since=3');
+    expect(ahead.status).toBe(400);
+    expect(ahead.body.error.message).toBe(
+      'changes_since: 2026-10 has not reached version 3 (its latest is version 2)',
+    );
+    for (const bad of ['abc', '0', '1.5']) {
+      const response = await journal(`format=csv&changes_since=${bad}`);
+      expect(response.status, bad).toBe(400);
+      expect(response.body.error.message).toBe('changes_since: must be a version number (1, 2, …)');
+    }
+    const never = await get('/api/periods/2026-11/journal?format=csv&changes_since=1');
+    expect(never.status).toBe(400);
+    expect(never.body.error.message).toBe(
+      'changes_since: 2026-11 has never been closed, so it has no version 1',
+    );
+  });
+
+  it('records every download of the closed period, with its version, format, changes_since and actor', async () => {
+    const october = (await get('/api/periods/2026-10')).body.data;
+    const exports = october.exports.map(
+      (row: { version: number; format: string; changes_since: number | null; actor: string }) =>
+        `${row.version} ${row.format} ${row.changes_since ?? '-'} ${row.actor}`,
+    );
+    // Version 1 before the reopen (the reopened period's refused request is no download), then version 2's
+    // changes and whole journals; the refused requests above are not downloads either.
+    expect(exports).toEqual([
+      ...['csv', 'csv', 'xero', 'quickbooks', 'netsuite', 'csv'].map((format) => `1 ${format} - admin`),
+      ...FORMATS.map((format) => `2 ${format} 1 admin`),
+      ...FORMATS.map((format) => `2 ${format} - admin`),
+    ]);
+    expect(
+      october.exports.every((row: { created_at: string }) => !Number.isNaN(Date.parse(row.created_at))),
+    ).toBe(true);
   });
 });

@@ -287,6 +287,7 @@ describe('the journal', () => {
     const sales = rows.filter((row) => row.account === 'sales');
     expect(sales.reduce((sum, row) => sum + cents(row.credit as string), 0)).toBe(19_000);
     expect(rows.find((row) => row.account === 'unexplained')).toMatchObject({
+      entry: 'tally-2026-10-usd-20261028-unexplained-po_1',
       credit: '7.77',
       reference: 'po_1',
     });
@@ -309,6 +310,7 @@ describe('the journal', () => {
     }
     expect([...sums.values()].every((sum) => sum === 0)).toBe(true);
     expect(rows.some((row) => row['*Date'] === '31 Oct 2026')).toBe(true);
+    expect(rows[0]?.['*Narration']).toBe('2026-10 Sales 2026-10-03 (tally-2026-10-usd-20261003-sale)');
   });
 
   it('quickbooks: IIF headers, each transaction sums to zero', async () => {
@@ -316,6 +318,11 @@ describe('the journal', () => {
     expect(response.status).toBe(200);
     const lines = parse(response.text, { delimiter: '\t', relax_column_count: true }) as string[][];
     expect(lines.slice(0, 3).map((line) => line[0])).toEqual(['!TRNS', '!SPL', '!ENDTRNS']);
+    const sale = lines.filter((line) => line[5] === 'tally-2026-10-usd-20261003-sale');
+    expect(sale.map((line) => [line[0], line[3]])).toEqual([
+      ['TRNS', 'clearing'],
+      ['SPL', 'sales'],
+    ]);
     let sum = 0;
     let transactions = 0;
     for (const line of lines.slice(3)) {
@@ -336,7 +343,10 @@ describe('the journal', () => {
     const again = await journal('format=netsuite');
     expect(first.text).toBe(again.text);
     const rows = parse(first.text, { columns: true }) as Record<string, string>[];
-    expect(rows[0]?.['External ID']).toBe('tally-2026-10-1');
+    expect(rows[0]?.['External ID']).toBe('tally-2026-10-usd-20261003-sale');
+    expect(rows.find((row) => row.Account === 'unexplained')?.['External ID']).toMatch(
+      /^tally-2026-10-usd-20261028-unexplained-po_1$/,
+    );
     const sums = new Map<string, number>();
     for (const row of rows)
       sums.set(

@@ -174,4 +174,38 @@ describe('the console periods', () => {
     expect(reopened.status).toBe(303);
     expect(cells((await page(admin, '/console/periods')).html).at(-1)?.[1]).toBe('open');
   });
+
+  it('lists what was exported and, once an earlier version went out, offers the changes since it first', async () => {
+    const form = async (action: 'close' | 'reopen', note: string) => {
+      const { csrf } = await page(admin, `/console/periods/${PERIOD}`);
+      const response = await admin
+        .post(`/console/periods/${PERIOD}/${action}`)
+        .type('form')
+        .send({ _csrf: csrf(), note });
+      expect(response.status).toBe(303);
+    };
+    await form('close', 'version 2');
+    const closed = await page(admin, `/console/periods/${PERIOD}`);
+    expect(parse(closed.html).querySelector('main p.changes')).toBeNull();
+    expect((await admin.get(`/console/periods/${PERIOD}/journal?format=xero`)).status).toBe(200);
+    await form('reopen', 'a late refund again');
+    await form('close', 'version 3');
+    const { html } = await page(admin, `/console/periods/${PERIOD}`);
+    const links = parse(html)
+      .querySelectorAll('main p a')
+      .map((a) => a.getAttribute('href') as string);
+    expect(links.slice(0, 4)).toEqual(
+      ['csv', 'xero', 'quickbooks', 'netsuite'].map(
+        (f) => `/console/periods/${PERIOD}/journal?format=${f}&changes_since=2`,
+      ),
+    );
+    expect(textOf(html)).toContain("Version 2's journal was exported: import the changes since it");
+    expect(parse(html).querySelector('main ol.exports')?.textContent).toContain(
+      'version 2 journal, xero part 1 by admin',
+    );
+    for (const href of links.slice(0, 4)) expect((await admin.get(href)).status, href).toBe(200);
+    expect((await page(admin, `/console/periods/${PERIOD}`)).html).toContain(
+      'version 3 changes since version 2, csv',
+    );
+  });
 });

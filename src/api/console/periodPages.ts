@@ -1,15 +1,17 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory } from '../../close/closeQueries.ts';
+import { listJournalExports } from '../../close/journalQueries.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
-import { servePeriod } from '../../close/periodService.ts';
+import { type ServedPeriod, servePeriod } from '../../close/periodService.ts';
 import { renderPeriodBody } from '../../close/renderPeriodHtml.ts';
-import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
+import { BASE_CURRENCY_FORMATS, JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { requireRole } from '../routes/auth.ts';
 import { freeText, parseQuery, undecodablePathParam } from '../routes/params.ts';
 import { changePeriodState } from '../routes/periodCloses.ts';
-import { checkedPeriod, closeStateOf, journalQuery, sendJournal, sendPeriodFile } from '../routes/periods.ts';
+import { journalQuery, sendJournal } from '../routes/periodJournal.ts';
+import { checkedPeriod, closeStateOf, exportsOf, sendPeriodFile } from '../routes/periods.ts';
 import { renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
 
@@ -40,19 +42,25 @@ export function periodPages(deps: AppDeps): Router {
       return;
     }
     const { period } = served.report;
+    const exports = await listJournalExports(deps.reads.pool, period);
+    const version = served.closed?.version ?? null;
+    // Once an earlier version's journal went out, importing this version whole would book it twice.
+    const changesSince =
+      exports.filter((row) => version !== null && row.version < version).at(-1)?.version ?? null;
     renderPage(req, res, 'period', {
       report: served.report,
       body: renderPeriodBody(served.report, (id) => `/console/findings/${encodeURIComponent(id)}`),
       state: closeStateOf(served.closed),
       history: await listPeriodHistory(deps.reads.pool, period),
-      currencies: [...new Set(served.report.journal.map((movement) => movement.currency))].sort(),
-      formats: JOURNAL_FORMATS,
+      exports: exportsOf(exports),
+      changesSince,
+      downloads: journalDownloads(served, deps.config.LEDGER_CURRENCY),
     });
   });
 
   router.get('/periods/:period/journal', async (req, res) => {
     const query = parseQuery(journalQuery, req.query);
-    sendJournal(res, await serve(req.params.period), deps.config, query);
+    await sendJournal(res, deps, await serve(req.params.period), query, req.principal?.name as string);
   });
 
   const guards: RequestHandler[] = [
@@ -78,4 +86,19 @@ export function periodPages(deps: AppDeps): Router {
   }
   router.use(undecodablePathParam('period'));
   return router;
+}
+
+/**
+ * The journal files the period offers, as query strings: csv and netsuite whole; xero and quickbooks one a
+ * currency when there are several, and only in the ledger's base currency (they refuse any other).
+ */
+function journalDownloads(served: ServedPeriod, ledgerCurrency: string) {
+  const base = served.closed ? (served.journal.settings.ledgerCurrency ?? ledgerCurrency) : ledgerCurrency;
+  const currencies = [...new Set(served.report.journal.map((movement) => movement.currency))].sort();
+  return JOURNAL_FORMATS.flatMap((format) => {
+    const baseOnly = (BASE_CURRENCY_FORMATS as readonly string[]).includes(format);
+    if (!baseOnly || currencies.length === 0) return [{ format, currency: null }];
+    if (!currencies.includes(base)) return [];
+    return [{ format, currency: currencies.length > 1 ? base : null }];
+  });
 }

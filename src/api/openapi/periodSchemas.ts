@@ -33,7 +33,24 @@ export const periodReportSchema = named(
         unexplained: z.looseObject({ total: cents(), remainder: cents() }),
       }),
     ),
-    open_items: z.looseObject({ findings: z.array(z.looseObject({ code: z.string(), at_stake: cents() })) }),
+    open_items: z.looseObject({
+      findings: z.array(z.looseObject({ code: z.string(), at_stake: cents() })),
+      payout_mode_unknown: z
+        .array(
+          z.strictObject({
+            payout_id: z.string(),
+            account_id: z.string(),
+            currency: z.string(),
+            day: z.iso.date(),
+            kind: z.string(),
+            amount: cents(),
+          }),
+        )
+        .describe(
+          'Movements of payouts whose account the provider never stated live or test: left out of the journal, never guessed. Absent in versions closed before it was reported.',
+        )
+        .optional(),
+    }),
     journal: z.array(
       z.looseObject({ currency: z.string(), day: z.iso.date(), kind: z.string(), amount: cents() }),
     ),
@@ -87,3 +104,19 @@ export const periodStateSchema = named(
   "A period's state after a close or reopen: its current version (closed), the content hash and data cut-off of that version, and every close and reopen.",
   z.strictObject({ period: z.string(), ...closeStateShape }),
 );
+
+export const journalExportsSchema = z
+  .array(
+    z.strictObject({
+      version: count(),
+      format: z.string(),
+      currency: z.string().nullable(),
+      part: count().nullable(),
+      changes_since: count().nullable(),
+      actor: z.string(),
+      created_at: timestamp(),
+    }),
+  )
+  .describe(
+    "Every download of the period's journal while it was closed: the version, format, currency and part, the version it held the changes since (null: the full journal), who and when.",
+  );

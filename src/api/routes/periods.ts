@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import { listPeriodHistory, type PeriodVersionRow } from '../../close/closeQueries.ts';
+import { type JournalExportRow, listJournalExports } from '../../close/journalQueries.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
-import { periodJournal } from '../../close/periodJournal.ts';
 import {
   checkPeriod,
   malformedPeriod,
@@ -13,13 +13,11 @@ import {
 import { PERIOD } from '../../close/periods.ts';
 import { renderPeriodCsv } from '../../close/renderPeriod.ts';
 import { renderPeriodHtml } from '../../close/renderPeriodHtml.ts';
-import type { Config } from '../../config.ts';
-import { JOURNAL_FORMATS } from '../../domain/ledgerAccounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
-import { oneOf, refusedAs } from './params.ts';
+import { refusedAs } from './params.ts';
 import { type Answer, json, ok, type Route, route, text } from './route.ts';
 
 /** A period in a path: a malformed one is 400 naming `period`, as `checkPeriod` words it. */
@@ -30,17 +28,7 @@ export const periodParams = z.object({
   ),
 });
 
-export const journalQuery = z.object({
-  format: oneOf(JOURNAL_FORMATS),
-  currency: z
-    .string()
-    .regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code')
-    .transform((value) => value.toLowerCase())
-    .optional(),
-  part: z.coerce.number<string>().int().min(1).max(10_000).optional(),
-});
-
-const serve = async (deps: AppDeps, raw: string): Promise<ServedPeriod> => {
+export const serve = async (deps: AppDeps, raw: string): Promise<ServedPeriod> => {
   const now = deps.now();
   return servePeriod(deps.reads.pool, await checkedPeriod(deps, raw, now), deps.config, now);
 };
@@ -72,7 +60,9 @@ export const periodRoute = route({
     schemas.single(
       'PeriodEnvelope',
       'period',
-      schemas.periodReportSchema.and(z.looseObject(schemas.closeStateShape)),
+      schemas.periodReportSchema.and(
+        z.looseObject({ ...schemas.closeStateShape, exports: schemas.journalExportsSchema }),
+      ),
       'A period close report with its state and history.',
     ),
   ),
@@ -85,6 +75,7 @@ export const periodRoute = route({
           ...served.report,
           ...closeStateOf(served.closed),
           history: await listPeriodHistory(deps.reads.pool, served.report.period),
+          exports: exportsOf(await listJournalExports(deps.reads.pool, served.report.period)),
         }),
       );
     },
@@ -117,26 +108,6 @@ export const periodFileRoutes = [
   periodFileRoute('html', 'The close report as a printable page', { 'text/html': text }),
 ];
 
-export const journalRoute = route({
-  method: 'get',
-  path: '/api/periods/{period}/journal',
-  tag: 'Reports',
-  auth: 'read',
-  summary: 'The journal of a period for a general ledger',
-  description:
-    'Balanced entries, live money only, in `csv`, `xero` (manual journal import: one currency a file, at most 300 lines a part, the part count in `X-Parts`), `quickbooks` (IIF) or `netsuite`. `currency` is required for xero and quickbooks when the period has several.',
-  params: periodParams,
-  query: journalQuery,
-  answers: {
-    200: { description: 'The journal file.', content: { 'text/csv': text, 'text/plain': text } },
-  },
-  handler:
-    (deps) =>
-    async (_req, res, { params, query }) => {
-      sendJournal(res, await serve(deps, params.period), deps.config, query);
-    },
-});
-
 /** The close report as a file: a closed period's stored JSON byte for byte, CSV or a printable page. */
 export function sendPeriodFile(res: Response, served: ServedPeriod, extension: 'json' | 'csv' | 'html') {
   if (extension === 'json') res.type('application/json').send(served.reportText);
@@ -148,29 +119,13 @@ export function sendPeriodFile(res: Response, served: ServedPeriod, extension: '
   else res.type('text/html; charset=utf-8').send(renderPeriodHtml(served.report));
 }
 
-/** The journal file in a format, with the part count of a Xero journal in `X-Parts`. */
-export function sendJournal(
-  res: Response,
-  served: ServedPeriod,
-  config: Config,
-  query: z.output<typeof journalQuery>,
-) {
-  const journal = asParameterError(() => periodJournal(served, config, query));
-  // attachment() sets a type from the extension (.iif has an odd one): the declared type is set after it.
-  res
-    .attachment(journal.fileName)
-    .type(query.format === 'quickbooks' ? 'text/plain; charset=utf-8' : 'text/csv; charset=utf-8')
-    .set('X-Parts', String(journal.parts))
-    .send(journal.text);
-}
-
 /** A period named in a path, checked: 400 naming `period` when it is malformed, too early or not started. */
 export async function checkedPeriod(deps: AppDeps, raw: string, now: Date): Promise<string> {
   return asParameterError(() => checkPeriod(deps.pool, raw, deps.config, now));
 }
 
 /** A PeriodError (it names its parameter) as a 400. */
-function asParameterError<T>(work: () => T): T {
+export function asParameterError<T>(work: () => T): T {
   try {
     const result = work();
     return result instanceof Promise ? (result.catch(rethrowAsParameterError) as T) : result;
@@ -194,4 +149,12 @@ export function closeStateOf(closed: PeriodVersionRow | null) {
     content_sha256: closed?.content_sha256 ?? null,
     cut_off: closed?.cut_off ?? null,
   };
+}
+
+/** A period's journal downloads as the API and console show them. */
+export function exportsOf(rows: JournalExportRow[]) {
+  return rows.map(({ period: _period, created_at, ...row }) => ({
+    ...row,
+    created_at: created_at.toISOString(),
+  }));
 }
