@@ -182,7 +182,7 @@ export async function buildPeriodClose(
       findings: findings.filter((row) => row.status === 'open').map(({ accepted: _accepted, ...row }) => row),
       accepted: findings.filter((row) => row.status === 'accepted'),
       payments_awaiting_payout: await sumPaymentsAwaitingPayout(db, to),
-      payouts_not_in_bank: (await listPayoutsNotInBank(db, to)).map((row) => ({
+      payouts_not_in_bank: (await listPayoutsNotInBank(db, to, timeZone)).map((row) => ({
         ...row,
         created_at: row.created_at.toISOString(),
       })),

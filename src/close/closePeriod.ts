@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { type Pool, type Queryable, withTransaction } from '../db/pool.ts';
+import { listSubAccounts } from '../feeConfigurations/queries.ts';
+import { SEVERITIES } from '../findings/findings.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
+import { findFirstActivityPeriod, hasActivity } from './activityQueries.ts';
 import { buildPeriodClose } from './buildPeriodReport.ts';
 import {
   findClosedVersion,
@@ -11,16 +14,12 @@ import {
   markPeriodReopened,
   readCutOff,
 } from './closeQueries.ts';
+import { listAccountSyncs } from './closeRuleQueries.ts';
 import { buildJournalEntries } from './journal.ts';
 import type { StoredJournal } from './journalFormats.ts';
+import { listBlockingFindings } from './openItemQueries.ts';
 import { findPriorClose } from './periodService.ts';
-import {
-  findFirstActivityPeriod,
-  periodBounds,
-  periodOf,
-  periodsBetween,
-  previousPeriod,
-} from './periods.ts';
+import { periodBounds, periodOf, periodsBetween, previousPeriod } from './periods.ts';
 
 /** The journal of a closed version: its entries and the account names and settings they were closed with. */
 
@@ -38,54 +37,76 @@ export class CloseRefusedError extends Error {
 
 const iso = (value: Date | null) => value?.toISOString() ?? 'never';
 
-/** Has a payment, refund or payout created in it (the activity GET /api/periods counts from). */
-async function hasActivity(db: Queryable, from: Date, to: Date): Promise<boolean> {
-  const { rows } = await db.query<{ active: boolean }>(
-    `select exists (select 1 from payments where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         or exists (select 1 from refunds where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         or exists (select 1 from payouts where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         as active`,
-    [from, to],
-  );
-  return rows[0]?.active === true;
+/** Whether a finding of this severity meets CLOSE_BLOCKING_SEVERITY: that severity or worse blocks a close. */
+const blockingSeverities = (threshold: Config['CLOSE_BLOCKING_SEVERITY']) =>
+  threshold === 'none' ? [] : SEVERITIES.slice(SEVERITIES.indexOf(threshold));
+
+/** The accounts, with when they last did it, whose payout sync or missed-event sweep is older than `to`. */
+async function findStalledAccounts(
+  db: Queryable,
+  config: Config,
+  period: string,
+  to: Date,
+): Promise<string[]> {
+  const accounts = await listSubAccounts(db, { configured: config.PROVIDER_SUB_ACCOUNTS });
+  const syncs = await listAccountSyncs(db, accounts);
+  const stalled = (field: 'payout_synced_at' | 'swept_at') =>
+    syncs
+      .filter((row) => row[field] === null || (row[field] as Date) < to)
+      .map((row) => `${row.account_id} (last: ${iso(row[field])})`);
+  const reasons: string[] = [];
+  const notSwept = stalled('swept_at');
+  if (notSwept.length > 0)
+    reasons.push(`no missed-event sweep has completed since ${period} ended for ${notSwept.join(', ')}`);
+  const notSynced = stalled('payout_synced_at');
+  if (notSynced.length > 0)
+    reasons.push(`no payout sync has completed since ${period} ended for ${notSynced.join(', ')}`);
+  return reasons;
 }
+
+// A refusal names this many blocking findings, then how many more there are.
+const NAMED_FINDINGS = 20;
 
 /** Every rule (DESIGN.md, "Closing") the period breaks now, as sentences; none when it may be closed. */
 export async function findCloseRefusals(
   db: Queryable,
   period: string,
-  timeZone: string,
+  config: Config,
   now: Date,
 ): Promise<string[]> {
+  const timeZone = config.BUSINESS_TIME_ZONE;
   const closed = await listClosedPeriods(db);
   const current = closed.find((row) => row.period === period);
   if (current) return [`${period} is already closed (version ${current.version})`];
   if (period >= periodOf(now, timeZone)) return [`${period} has not ended`];
   const reasons: string[] = [];
-  const { to } = await periodBounds(db, period, timeZone);
-  const windowEnds = new Date(to.getTime() + RETRY_WINDOW_MS);
+  const bounds = await periodBounds(db, period, timeZone);
+  const windowEnds = new Date(bounds.to.getTime() + RETRY_WINDOW_MS);
   if (now < windowEnds)
     reasons.push(`the provider's 24 h retry window after ${period} ends at ${windowEnds.toISOString()}`);
-  const first = await findFirstActivityPeriod(db, timeZone);
+  const first = await findFirstActivityPeriod(db, timeZone, now);
   const closedPeriods = new Set(closed.map((row) => row.period));
   const open: string[] = [];
   if (first !== null && first < period) {
     for (const earlier of periodsBetween(first, previousPeriod(period))) {
       if (closedPeriods.has(earlier)) continue;
-      const bounds = await periodBounds(db, earlier, timeZone);
-      if (await hasActivity(db, bounds.from, bounds.to)) open.push(earlier);
+      const { from, to } = await periodBounds(db, earlier, timeZone);
+      if (await hasActivity(db, from, to, timeZone)) open.push(earlier);
     }
   }
   if (open.length > 0) reasons.push(`earlier periods with activity are not closed: ${open.join(', ')}`);
-  const cutOff = await readCutOff(db);
-  if (cutOff.last_sweep_at === null || cutOff.last_sweep_at < to)
+  reasons.push(...(await findStalledAccounts(db, config, period, bounds.to)));
+  const severities = blockingSeverities(config.CLOSE_BLOCKING_SEVERITY);
+  const blocking = severities.length === 0 ? [] : await listBlockingFindings(db, period, bounds, severities);
+  if (blocking.length > 0) {
+    const named = blocking
+      .slice(0, NAMED_FINDINGS)
+      .map((row) => `${row.id} ${row.code} (${row.severity}, ${row.subject_id})`);
+    const more = blocking.length > NAMED_FINDINGS ? ` and ${blocking.length - NAMED_FINDINGS} more` : '';
     reasons.push(
-      `no missed-event sweep has completed since ${period} ended (last: ${iso(cutOff.last_sweep_at)})`,
+      `findings of severity ${config.CLOSE_BLOCKING_SEVERITY} or worse are open or acknowledged (accept each with a note to close): ${named.join(', ')}${more}`,
     );
-  if (cutOff.last_payout_sync_at === null || cutOff.last_payout_sync_at < to)
-    reasons.push(
-      `no payout sync has completed since ${period} ended (last: ${iso(cutOff.last_payout_sync_at)})`,
-    );
+  }
   return reasons;
 }
 
@@ -105,7 +126,7 @@ export async function closePeriod(
   const { period, now } = request;
   const timeZone = config.BUSINESS_TIME_ZONE;
   const built = await withReportSnapshot(pool, async (client) => {
-    const reasons = await findCloseRefusals(client, period, timeZone, now);
+    const reasons = await findCloseRefusals(client, period, config, now);
     if (reasons.length > 0) throw refusal(period, 'closed', reasons);
     const prior = await findPriorClose(client, period);
     return {
@@ -127,7 +148,7 @@ export async function closePeriod(
   const journalText = JSON.stringify(journal);
   return withTransaction(pool, async (client) => {
     await lockPeriodVersions(client);
-    const reasons = await findCloseRefusals(client, period, timeZone, now);
+    const reasons = await findCloseRefusals(client, period, config, now);
     if (reasons.length > 0) throw refusal(period, 'closed', reasons);
     return insertPeriodVersion(
       client,

@@ -15,12 +15,12 @@ export type MovementRow = {
 };
 
 // Payments that moved money, and ACH payments that did before they were returned.
-const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
+export const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
   or (p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)))`;
 
 // When a payment succeeded: its creation when captured at creation, else the first snapshot showing success.
-const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
-const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
+export const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
+export const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
 
 // Items older than the payout sync's first listing of their account count only once a synced payout contains
 // them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
@@ -37,7 +37,7 @@ const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
 
 // A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
-const CAPTURE_WINDOW = `interval '8 days'`;
+export const CAPTURE_WINDOW = `interval '8 days'`;
 
 // A payout says no test or live: its account's payments do (one index lookup per payout).
 export const ACCOUNT_TYPE_OF = (payout: string) =>
