@@ -5,6 +5,7 @@ import type { JournalMovement } from './journal.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
 import { periodBounds } from './periods.ts';
+import { tieOutAt } from './tieOut.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
 
@@ -125,6 +126,7 @@ export async function buildPeriodClose(
     ),
   );
 
+  const tieOut = await tieOutAt(db, to, generatedAt);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);
@@ -158,6 +160,7 @@ export async function buildPeriodClose(
         },
         adjustments: prior ? (adjustments.get(key)?.totals ?? emptyTotals()) : null,
         movements: totals,
+        ...tieOut(account, walk.held_end),
       };
     })
     .filter(

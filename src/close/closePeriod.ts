@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { type Pool, type Queryable, withTransaction } from '../db/pool.ts';
-import { listSubAccounts } from '../feeConfigurations/queries.ts';
-import { SEVERITIES } from '../findings/findings.ts';
+import { type Pool, withTransaction } from '../db/pool.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
-import { findFirstActivityPeriod, hasActivity } from './activityQueries.ts';
 import { buildPeriodClose } from './buildPeriodReport.ts';
 import {
   findClosedVersion,
@@ -14,17 +11,13 @@ import {
   markPeriodReopened,
   readCutOff,
 } from './closeQueries.ts';
-import { listAccountSyncs } from './closeRuleQueries.ts';
+import { findCloseRefusals, findOrderRefusals } from './closeRules.ts';
+import { recordHeldMismatches } from './heldMismatches.ts';
 import { buildJournalEntries } from './journal.ts';
 import type { StoredJournal } from './journalFormats.ts';
-import { listBlockingFindings } from './openItemQueries.ts';
 import { findPriorClose } from './periodService.ts';
-import { periodBounds, periodOf, periodsBetween, previousPeriod } from './periods.ts';
 
 /** The journal of a closed version: its entries and the account names and settings they were closed with. */
-
-/** The provider retries a delivery for 24 h: a period closes only once that window after its end is over. */
-const RETRY_WINDOW_MS = 24 * 3600_000;
 
 /** A close or reopen the rules refuse (409), or a reopen without a note (422); nothing was changed. */
 export class CloseRefusedError extends Error {
@@ -35,88 +28,15 @@ export class CloseRefusedError extends Error {
   }
 }
 
-const iso = (value: Date | null) => value?.toISOString() ?? 'never';
-
-/** Whether a finding of this severity meets CLOSE_BLOCKING_SEVERITY: that severity or worse blocks a close. */
-const blockingSeverities = (threshold: Config['CLOSE_BLOCKING_SEVERITY']) =>
-  threshold === 'none' ? [] : SEVERITIES.slice(SEVERITIES.indexOf(threshold));
-
-/** The accounts, with when they last did it, whose payout sync or missed-event sweep is older than `to`. */
-async function findStalledAccounts(
-  db: Queryable,
-  config: Config,
-  period: string,
-  to: Date,
-): Promise<string[]> {
-  const accounts = await listSubAccounts(db, { configured: config.PROVIDER_SUB_ACCOUNTS });
-  const syncs = await listAccountSyncs(db, accounts);
-  const stalled = (field: 'payout_synced_at' | 'swept_at') =>
-    syncs
-      .filter((row) => row[field] === null || (row[field] as Date) < to)
-      .map((row) => `${row.account_id} (last: ${iso(row[field])})`);
-  const reasons: string[] = [];
-  const notSwept = stalled('swept_at');
-  if (notSwept.length > 0)
-    reasons.push(`no missed-event sweep has completed since ${period} ended for ${notSwept.join(', ')}`);
-  const notSynced = stalled('payout_synced_at');
-  if (notSynced.length > 0)
-    reasons.push(`no payout sync has completed since ${period} ended for ${notSynced.join(', ')}`);
-  return reasons;
-}
-
-// A refusal names this many blocking findings, then how many more there are.
-const NAMED_FINDINGS = 20;
-
-/** Every rule (DESIGN.md, "Closing") the period breaks now, as sentences; none when it may be closed. */
-export async function findCloseRefusals(
-  db: Queryable,
-  period: string,
-  config: Config,
-  now: Date,
-): Promise<string[]> {
-  const timeZone = config.BUSINESS_TIME_ZONE;
-  const closed = await listClosedPeriods(db);
-  const current = closed.find((row) => row.period === period);
-  if (current) return [`${period} is already closed (version ${current.version})`];
-  if (period >= periodOf(now, timeZone)) return [`${period} has not ended`];
-  const reasons: string[] = [];
-  const bounds = await periodBounds(db, period, timeZone);
-  const windowEnds = new Date(bounds.to.getTime() + RETRY_WINDOW_MS);
-  if (now < windowEnds)
-    reasons.push(`the provider's 24 h retry window after ${period} ends at ${windowEnds.toISOString()}`);
-  const first = await findFirstActivityPeriod(db, timeZone, now);
-  const closedPeriods = new Set(closed.map((row) => row.period));
-  const open: string[] = [];
-  if (first !== null && first < period) {
-    for (const earlier of periodsBetween(first, previousPeriod(period))) {
-      if (closedPeriods.has(earlier)) continue;
-      const { from, to } = await periodBounds(db, earlier, timeZone);
-      if (await hasActivity(db, from, to, timeZone)) open.push(earlier);
-    }
-  }
-  if (open.length > 0) reasons.push(`earlier periods with activity are not closed: ${open.join(', ')}`);
-  reasons.push(...(await findStalledAccounts(db, config, period, bounds.to)));
-  const severities = blockingSeverities(config.CLOSE_BLOCKING_SEVERITY);
-  const blocking = severities.length === 0 ? [] : await listBlockingFindings(db, period, bounds, severities);
-  if (blocking.length > 0) {
-    const named = blocking
-      .slice(0, NAMED_FINDINGS)
-      .map((row) => `${row.id} ${row.code} (${row.severity}, ${row.subject_id})`);
-    const more = blocking.length > NAMED_FINDINGS ? ` and ${blocking.length - NAMED_FINDINGS} more` : '';
-    reasons.push(
-      `findings of severity ${config.CLOSE_BLOCKING_SEVERITY} or worse are open or acknowledged (accept each with a note to close): ${named.join(', ')}${more}`,
-    );
-  }
-  return reasons;
-}
-
 const refusal = (period: string, action: string, reasons: string[]) =>
   new CloseRefusedError(`${period} cannot be ${action}: ${reasons.join('; ')}`, 'refused');
 
 /**
  * Closes a period: its report and journal (with this configuration's account names) are built in one snapshot
- * and stored as the next version with their sha256, who closed it, when, and the data cut-off. The rules are
- * checked in the snapshot and again under the lock the store takes, so two closes at once store one version.
+ * and stored as the next version with their sha256, who closed it, when, and the data cut-off. The report's
+ * tie-out opens or resolves `period_held_mismatch` first (kept even when the close is then refused), so the
+ * findings rule sees it. The rules are checked in the snapshot and again under the lock the store takes, so
+ * two closes at once store one version.
  */
 export async function closePeriod(
   pool: Pool,
@@ -126,14 +46,17 @@ export async function closePeriod(
   const { period, now } = request;
   const timeZone = config.BUSINESS_TIME_ZONE;
   const built = await withReportSnapshot(pool, async (client) => {
-    const reasons = await findCloseRefusals(client, period, config, now);
-    if (reasons.length > 0) throw refusal(period, 'closed', reasons);
+    // The findings are judged after the tie-out below has recorded its own; every other rule stops here.
+    const { reasons } = await findOrderRefusals(client, period, config, now);
+    if (reasons.length > 0)
+      throw refusal(period, 'closed', await findCloseRefusals(client, period, config, now));
     const prior = await findPriorClose(client, period);
     return {
       ...(await buildPeriodClose(client, period, timeZone, now, prior)),
       cutOff: await readCutOff(client),
     };
   });
+  await recordHeldMismatches(pool, built.report, now);
   const reportText = JSON.stringify(built.report, null, 2);
   const journal: StoredJournal = {
     settings: {
