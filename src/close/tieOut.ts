@@ -2,10 +2,9 @@ import type { Queryable } from '../db/pool.ts';
 import {
   type ItemWithoutLineRow,
   type LedgerStateRow,
-  type LineWithoutItemRow,
+  type LineWithoutItem,
   listItemsWithoutLine,
   listLedgerStates,
-  listLinesWithoutItem,
   sumProviderHeld,
 } from './tieOutQueries.ts';
 
@@ -23,9 +22,7 @@ export type TieOut = {
     note: string | null;
     listed_at: string | null;
     failed_at: string | null;
-    provider_lines_without_item: (Omit<LineWithoutItemRow, 'account_id' | 'currency' | 'created_at'> & {
-      created_at: string;
-    })[];
+    provider_lines_without_item: LineWithoutItem[];
     items_without_provider_line: (Omit<ItemWithoutLineRow, 'account_id' | 'currency' | 'at'> & {
       at: string;
     })[];
@@ -69,14 +66,14 @@ function groupByKey<T extends { account_id: string; currency: string }>(rows: T[
  */
 export async function tieOutAt(db: Queryable, to: Date, now: Date) {
   const states = new Map((await listLedgerStates(db)).map((row) => [row.account_id, row]));
-  const held = new Map((await sumProviderHeld(db, to)).map((row) => [keyOf(row), row.provider_held_end]));
-  const lines = groupByKey(await listLinesWithoutItem(db, to));
+  const held = new Map((await sumProviderHeld(db, to)).map((row) => [keyOf(row), row]));
   const items = groupByKey(await listItemsWithoutLine(db, to));
   return (account: { account_id: string; currency: string }, heldEnd: number): TieOut => {
     const state = states.get(account.account_id);
     const { ledger, note } = ledgerStatusOf(state, to, now);
     const listed = ledger === 'listed';
-    const providerHeldEnd = listed ? (held.get(keyOf(account)) ?? 0) : null;
+    const providerHeld = held.get(keyOf(account));
+    const providerHeldEnd = listed ? (providerHeld?.provider_held_end ?? 0) : null;
     return {
       provider_held_end: providerHeldEnd,
       held_difference: providerHeldEnd === null ? null : heldEnd - providerHeldEnd,
@@ -85,14 +82,7 @@ export async function tieOutAt(db: Queryable, to: Date, now: Date) {
         note,
         listed_at: iso(state?.listed_at ?? null),
         failed_at: iso(state?.failed_at ?? null),
-        provider_lines_without_item: listed
-          ? (lines.get(keyOf(account)) ?? []).map(
-              ({ account_id: _a, currency: _c, created_at, ...line }) => ({
-                ...line,
-                created_at: created_at.toISOString(),
-              }),
-            )
-          : [],
+        provider_lines_without_item: listed ? (providerHeld?.lines_without_item ?? []) : [],
         items_without_provider_line: listed
           ? (items.get(keyOf(account)) ?? []).map(({ account_id: _a, currency: _c, at, ...item }) => ({
               ...item,

@@ -32,41 +32,39 @@ const HELD_LINES = `select l.account_id, l.currency, l.id, l.txn_type, l.net, l.
           or coalesce(o.created_at, (select min(lp.created_at) from provider_ledger_lines lp
                                       where lp.payout_id = l.payout_id and lp.kind = 'payout')) >= $1::timestamptz)`;
 
-export type ProviderHeldRow = { account_id: string; currency: string; provider_held_end: number };
+export type LineWithoutItem = {
+  id: string;
+  txn_type: string;
+  net: number;
+  created_at: string;
+  source_id: string | null;
+  source_payment_id: string | null;
+};
 
-/** Per account and currency of the ledger held: the signed net of its lines counted before $1. */
+export type ProviderHeldRow = {
+  account_id: string;
+  currency: string;
+  provider_held_end: number;
+  /** The held lines whose source Tally has no item for, the first ITEMS_LISTED, oldest first. */
+  lines_without_item: LineWithoutItem[];
+};
+
+/**
+ * Per account and currency of the ledger, in one pass over the held lines: the signed net of those counted
+ * before $1, and those of them whose source Tally has no item for.
+ */
 export async function sumProviderHeld(db: Queryable, to: Date): Promise<ProviderHeldRow[]> {
   const { rows } = await db.query<ProviderHeldRow>(
-    `select account_id, currency, sum(net)::bigint as provider_held_end
+    `select account_id, currency, sum(net)::bigint as provider_held_end,
+            coalesce((array_agg(jsonb_build_object('id', id, 'txn_type', txn_type, 'net', net,
+                        'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'source_id', source_id, 'source_payment_id', source_payment_id)
+                      order by created_at, id) filter (where not known))[1:${ITEMS_LISTED}], '{}') as lines_without_item
        from (${HELD_LINES}) held where counted_at < $1::timestamptz
       group by 1, 2`,
     [to],
   );
   return rows.map((row) => ({ ...row, provider_held_end: Number(row.provider_held_end) }));
-}
-
-export type LineWithoutItemRow = {
-  account_id: string;
-  currency: string;
-  id: string;
-  txn_type: string;
-  net: number;
-  created_at: Date;
-  source_id: string | null;
-  source_payment_id: string | null;
-};
-
-/** The provider's lines held at $1 whose source Tally has no item for, the first ITEMS_LISTED of each key. */
-export async function listLinesWithoutItem(db: Queryable, to: Date): Promise<LineWithoutItemRow[]> {
-  const { rows } = await db.query<LineWithoutItemRow>(
-    `select account_id, currency, id, txn_type, net, created_at, source_id, source_payment_id
-       from (select held.*, row_number() over (partition by account_id, currency order by created_at, id) as n
-               from (${HELD_LINES}) held where counted_at < $1::timestamptz and not known) numbered
-      where n <= ${ITEMS_LISTED}
-      order by account_id, currency, created_at, id`,
-    [to],
-  );
-  return rows.map((row) => ({ ...row, net: Number(row.net) }));
 }
 
 export type ItemWithoutLineRow = {
@@ -93,23 +91,26 @@ export async function listItemsWithoutLine(db: Queryable, to: Date): Promise<Ite
        select p.account_id, p.currency, 'payment' as type, p.id,
               p.amount - p.fees_processing - p.fees_platform - p.fees_other as amount,
               case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
-         from payments p join listed s on s.account_id = p.account_id
-        where ${SUCCEEDED_PAYMENT} and p.created_at >= s.listed_from and p.created_at < $1::timestamptz
+         from payments p
+        where ${SUCCEEDED_PAYMENT} and p.created_at < $1::timestamptz
+          and exists (select 1 from listed s where s.account_id = p.account_id and p.created_at >= s.listed_from)
           and not exists (select 1 from payout_lines pl join payouts o on o.id = pl.payout_id
                            where pl.source_payment_id = p.id and pl.kind = 'payment' and o.created_at < $1::timestamptz)
           and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = p.id)
        union all
        select p.account_id, p.currency, 'refund', r.id, -r.amount, coalesce(r.created_at, r.updated_at)
-         from refunds r join payments p on p.id = r.payment_id join listed s on s.account_id = p.account_id
-        where r.status in ${SUCCEEDED_REFUND} and coalesce(r.created_at, r.updated_at) >= s.listed_from
-          and coalesce(r.created_at, r.updated_at) < $1::timestamptz
+         from refunds r join payments p on p.id = r.payment_id
+        where r.status in ${SUCCEEDED_REFUND} and coalesce(r.created_at, r.updated_at) < $1::timestamptz
+          and exists (select 1 from listed s
+                       where s.account_id = p.account_id and coalesce(r.created_at, r.updated_at) >= s.listed_from)
           and not exists (select 1 from payout_lines pl join payouts o on o.id = pl.payout_id
                            where pl.source_id = r.id and pl.kind = 'refund' and o.created_at < $1::timestamptz)
           and not exists (select 1 from provider_ledger_lines l where l.source_id = r.id)
        union all
        select d.account_id, d.currency, 'dispute', d.id, -d.amount, d.created_at
-         from disputes d join listed s on s.account_id = d.account_id
-        where d.amount is not null and d.created_at >= s.listed_from and d.created_at < $1::timestamptz
+         from disputes d
+        where d.amount is not null and d.created_at < $1::timestamptz
+          and exists (select 1 from listed s where s.account_id = d.account_id and d.created_at >= s.listed_from)
           and not exists (select 1 from provider_ledger_lines l where l.source_id = d.id)
      )
      select account_id, currency, type, id, amount, at
