@@ -2,7 +2,8 @@
 // payments spread evenly over the month with their fees, a fifth of them refunded with a returned fee, one in
 // 2,000 an ACH return, one in 1,000 disputed (half of those won), daily payouts per live account and currency
 // for the month's first 24 days, one line per payment with its fee inline and a check of each line (one in
-// 100,000 a mismatch, with its finding), bank credits for most of those payouts, and a few failed payouts.
+// 100,000 a mismatch, with its finding), bank credits for most of those payouts, a few failed payouts, and the
+// provider's ledger of the synced accounts that the close ties out against.
 import type pg from 'pg';
 
 /** The month's first instant and its length in seconds, as `periodBounds` gives them. */
@@ -145,7 +146,39 @@ async function generatePayouts(db: pg.ClientBase, month: Month): Promise<void> {
     [statement.rows[0]?.id, month.timeZone, new Date(month.from.getTime() + 22 * 86400_000)],
   );
   await db.query(
-    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at)
-     select account_id, now(), max(created_at) from payouts group by account_id`,
+    `insert into payout_sync_accounts (account_id, synced_at, newest_payout_created_at, listed_from)
+     select account_id, now(), max(created_at), $1::timestamptz - interval '35 days' from payouts group by account_id`,
+    [month.from],
+  );
+  await generateLedger(db);
+}
+
+/**
+ * The provider's ledger of each synced account, as the payout sync lists it: a line per payment (in its payout,
+ * or in none yet), per refund and the fee it returned, and per payout; then each account's listing.
+ */
+async function generateLedger(db: pg.ClientBase): Promise<void> {
+  await db.query(
+    `insert into provider_ledger_lines (account_id, id, payout_id, txn_type, kind, net, currency, source_id, source_type,
+                                        source_payment_id, created_at, listed_at)
+     select p.account_id, 'bt_' || p.id, o.id, 'seller_payment', 'payment', p.amount - p.fees_total,
+            p.currency, p.id, 'payment', p.id, p.created_at, now()
+       from payments p join payout_sync_accounts s on s.account_id = p.account_id
+       -- A failed payout hands its payments back: their lines are in no payout again.
+       left join payout_lines l on l.id = 'bt_' || p.id
+       left join payouts o on o.id = l.payout_id and o.status <> 'failed'
+      where p.status = 'succeeded'
+     union all
+     select p.account_id, 'bt_' || r.id, null, 'seller_payment_refund', 'refund', -r.amount + 12, p.currency, r.id,
+            'refund', p.id, r.created_at, now()
+       from refunds r join payments p on p.id = r.payment_id join payout_sync_accounts s on s.account_id = p.account_id
+     union all
+     select o.account_id, 'bt_' || o.id, o.id, 'payout', 'payout', -o.amount, o.currency, o.id, 'payout', null,
+            o.created_at, now()
+       from payouts o`,
+  );
+  await db.query(
+    `insert into provider_ledger_listings (account_id, listed_at, full_listed_at, lines)
+     select account_id, now(), now(), count(*) from provider_ledger_lines group by account_id`,
   );
 }

@@ -1,4 +1,5 @@
 import { listSubAccounts } from '../src/feeConfigurations/queries.ts';
+import { listAccountLedger } from '../src/payouts/listLedger.ts';
 import { syncAccountPayouts, syncOnePayout } from '../src/payouts/syncPayouts.ts';
 import { providerClientFromConfig } from '../src/provider/clientFromConfig.ts';
 import { defineJob } from '../src/queue/job.ts';
@@ -6,7 +7,7 @@ import { defineJob } from '../src/queue/job.ts';
 /**
  * Stores every sub account's payouts created within PAYOUT_LOOKBACK_DAYS (PROVIDER_SUB_ACCOUNTS and every
  * account seen in events, or the one named), each new or changed one with all its lines, as `api` snapshots
- * the worker projects; or the one payout named (a `payout.*` delivery whose lines are not in yet). Without
+ * the worker projects, then lists the account's whole ledger for the month-end tie-out; or the one payout named (a `payout.*` delivery whose lines are not in yet). Without
  * provider credentials it does nothing (said once at start).
  */
 export default defineJob('payout-sync', {
@@ -23,6 +24,9 @@ export default defineJob('payout-sync', {
       configured: context.config.PROVIDER_SUB_ACCOUNTS,
     });
     const since = new Date(context.now().getTime() - context.config.PAYOUT_LOOKBACK_DAYS * 24 * 3600_000);
-    for (const accountId of accounts) await syncAccountPayouts(sync, accountId, since);
+    for (const accountId of accounts) {
+      await syncAccountPayouts(sync, accountId, since);
+      await listAccountLedger(sync, accountId);
+    }
   },
 });

@@ -2,7 +2,7 @@ import type { Listing } from './paginate.ts';
 import { createResourceStore, type StoredResource } from './resourceStore.ts';
 
 /** A balance transaction as the simulated API lists it. */
-export type SimulatedLine = { id: string; payout_id: string; [field: string]: unknown };
+export type SimulatedLine = { id: string; payout_id: string | null; [field: string]: unknown };
 
 /** What the bank sees of a paid payout: the deposit a bank statement shows. */
 export type PaidPayout = {
@@ -23,6 +23,7 @@ export function createPayoutStore() {
   const lines = new Map<string, { items: SimulatedLine[]; positions: Map<string, number> }>();
   const paidOutIn = new Map<string, string>();
   const accounts = new Set<string>();
+  const lineIds = new Set<string>();
 
   return {
     payouts,
@@ -32,6 +33,7 @@ export function createPayoutStore() {
     put(payout: StoredResource, payoutLines?: SimulatedLine[]) {
       payouts.put(payout);
       accounts.add(payout.account_id);
+      for (const line of payoutLines ?? []) lineIds.add(line.id);
       if (payoutLines)
         lines.set(payout.id, {
           items: payoutLines,
@@ -47,6 +49,8 @@ export function createPayoutStore() {
         positionOf: (id) => stored.positions.get(id) ?? -1,
       };
     },
+    /** Whether a payout has a line of this id. */
+    hasLine: (id: string) => lineIds.has(id),
     /** The payout that paid this payment out, if any. */
     payoutOf: (paymentId: string) => paidOutIn.get(paymentId) ?? null,
     markPaidOut(paymentIds: string[], payoutId: string) {

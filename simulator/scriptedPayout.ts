@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeIssues } from '../src/zodIssues.ts';
 import { SimulatorError } from './feeConfigurationStore.ts';
+import { ledgerLineId, SETTLED } from './ledger.ts';
 import { type Entry, entriesOf, lineOf, netOf, totalsOf } from './payoutLines.ts';
 import type { PayoutStore } from './payoutStore.ts';
 import type { ResourceStore, StoredResource } from './resourceStore.ts';
@@ -37,8 +38,6 @@ export const payoutScriptSchema = z.object({
 
 type PayoutScript = z.infer<typeof payoutScriptSchema>;
 
-// Payments the provider settles: succeeded, whether or not refunded since.
-const SETTLED = new Set(['succeeded', 'partially_refunded', 'fully_refunded', 'refunded']);
 /** The event a payout's move to a status sends. */
 export const EVENT_OF_STATUS: Record<string, string> = {
   paid: 'payout.paid',
@@ -123,7 +122,15 @@ export async function sendScriptedPayout(
     );
   const payoutId = script.id ?? newId('po');
   const createdAt = new Date(now.getTime() - 1000).toISOString();
-  const lines = entries.map((entry) => lineOf(entry, { script, payoutId, createdAt }));
+  // A payment's line keeps the id it had in the ledger before; a payment paid twice gets a new one.
+  const taken = new Set<string>();
+  const lines = entries.map((entry) => {
+    const line = lineOf(entry, { script, payoutId, createdAt });
+    const id = ledgerLineId(entry);
+    if (taken.has(id) || stores.payouts.hasLine(id)) return line;
+    taken.add(id);
+    return { ...line, id };
+  });
   const amount = entries.reduce((sum, entry) => sum + netOf(entry), 0);
   lines.push(
     lineOf(

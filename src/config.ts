@@ -13,7 +13,7 @@ import {
   webhookSecret,
 } from './configFields.ts';
 import { ledgerAccountsSetting, ledgerCurrencySetting } from './domain/ledgerAccounts.ts';
-import { FINDING_CODES } from './findings/findings.ts';
+import { FINDING_CODES, SEVERITIES } from './findings/findings.ts';
 import { issueLines } from './zodIssues.ts';
 
 export const configSchema = z.object({
@@ -217,6 +217,13 @@ export const configSchema = z.object({
     description:
       "`development` or `test`: the console's session cookie is Secure only on a request that came over HTTPS, so `http://localhost` works. Anything else, or unset: the cookie is always Secure and the console signs in over HTTPS only (the container image sets `production`). `npm start` on its embedded Postgres (no `DATABASE_URL`) runs as `development` unless this is set.",
   }),
+  CLOSE_BLOCKING_SEVERITY: z
+    .enum([...SEVERITIES, 'none'])
+    .default('error')
+    .meta({
+      description:
+        'A period cannot be closed while a finding of this severity or worse whose subject falls in it is open or acknowledged (accepting it with a note lets the close go on). `none`: findings never block a close.',
+    }),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

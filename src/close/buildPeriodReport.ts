@@ -6,6 +6,7 @@ import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
+import { tieOutAt } from './tieOut.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
 
@@ -126,6 +127,7 @@ export async function buildPeriodClose(
     ),
   );
 
+  const tieOut = await tieOutAt(db, to, generatedAt);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);
@@ -159,6 +161,7 @@ export async function buildPeriodClose(
         },
         adjustments: prior ? (adjustments.get(key)?.totals ?? emptyTotals()) : null,
         movements: totals,
+        ...tieOut(account, walk.held_end),
       };
     })
     .filter(
@@ -183,7 +186,7 @@ export async function buildPeriodClose(
       findings: findings.filter((row) => row.status === 'open').map(({ accepted: _accepted, ...row }) => row),
       accepted: findings.filter((row) => row.status === 'accepted'),
       payments_awaiting_payout: await sumPaymentsAwaitingPayout(db, to),
-      payouts_not_in_bank: (await listPayoutsNotInBank(db, to)).map((row) => ({
+      payouts_not_in_bank: (await listPayoutsNotInBank(db, to, timeZone)).map((row) => ({
         ...row,
         created_at: row.created_at.toISOString(),
       })),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { type Pool, type Queryable, withTransaction } from '../db/pool.ts';
+import { type Pool, withTransaction } from '../db/pool.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { buildPeriodClose } from './buildPeriodReport.ts';
 import {
@@ -11,22 +11,14 @@ import {
   markPeriodReopened,
   readCutOff,
 } from './closeQueries.ts';
+import { findCloseRefusals, findOrderRefusals } from './closeRules.ts';
+import { recordHeldMismatches } from './heldMismatches.ts';
 import { buildJournalEntries } from './journal.ts';
 import type { StoredJournal } from './journalFormats.ts';
 import { journalSettingsOf } from './periodJournal.ts';
 import { findPriorClose } from './periodService.ts';
-import {
-  findFirstActivityPeriod,
-  periodBounds,
-  periodOf,
-  periodsBetween,
-  previousPeriod,
-} from './periods.ts';
 
 /** The journal of a closed version: its entries and the account names and settings they were closed with. */
-
-/** The provider retries a delivery for 24 h: a period closes only once that window after its end is over. */
-const RETRY_WINDOW_MS = 24 * 3600_000;
 
 /** A close or reopen the rules refuse (409), or a reopen without a note (422); nothing was changed. */
 export class CloseRefusedError extends Error {
@@ -37,66 +29,15 @@ export class CloseRefusedError extends Error {
   }
 }
 
-const iso = (value: Date | null) => value?.toISOString() ?? 'never';
-
-/** Has a payment, refund or payout created in it (the activity GET /api/periods counts from). */
-async function hasActivity(db: Queryable, from: Date, to: Date): Promise<boolean> {
-  const { rows } = await db.query<{ active: boolean }>(
-    `select exists (select 1 from payments where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         or exists (select 1 from refunds where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         or exists (select 1 from payouts where created_at >= $1::timestamptz and created_at < $2::timestamptz)
-         as active`,
-    [from, to],
-  );
-  return rows[0]?.active === true;
-}
-
-/** Every rule (DESIGN.md, "Closing") the period breaks now, as sentences; none when it may be closed. */
-export async function findCloseRefusals(
-  db: Queryable,
-  period: string,
-  timeZone: string,
-  now: Date,
-): Promise<string[]> {
-  const closed = await listClosedPeriods(db);
-  const current = closed.find((row) => row.period === period);
-  if (current) return [`${period} is already closed (version ${current.version})`];
-  if (period >= periodOf(now, timeZone)) return [`${period} has not ended`];
-  const reasons: string[] = [];
-  const { to } = await periodBounds(db, period, timeZone);
-  const windowEnds = new Date(to.getTime() + RETRY_WINDOW_MS);
-  if (now < windowEnds)
-    reasons.push(`the provider's 24 h retry window after ${period} ends at ${windowEnds.toISOString()}`);
-  const first = await findFirstActivityPeriod(db, timeZone);
-  const closedPeriods = new Set(closed.map((row) => row.period));
-  const open: string[] = [];
-  if (first !== null && first < period) {
-    for (const earlier of periodsBetween(first, previousPeriod(period))) {
-      if (closedPeriods.has(earlier)) continue;
-      const bounds = await periodBounds(db, earlier, timeZone);
-      if (await hasActivity(db, bounds.from, bounds.to)) open.push(earlier);
-    }
-  }
-  if (open.length > 0) reasons.push(`earlier periods with activity are not closed: ${open.join(', ')}`);
-  const cutOff = await readCutOff(db);
-  if (cutOff.last_sweep_at === null || cutOff.last_sweep_at < to)
-    reasons.push(
-      `no missed-event sweep has completed since ${period} ended (last: ${iso(cutOff.last_sweep_at)})`,
-    );
-  if (cutOff.last_payout_sync_at === null || cutOff.last_payout_sync_at < to)
-    reasons.push(
-      `no payout sync has completed since ${period} ended (last: ${iso(cutOff.last_payout_sync_at)})`,
-    );
-  return reasons;
-}
-
 const refusal = (period: string, action: string, reasons: string[]) =>
   new CloseRefusedError(`${period} cannot be ${action}: ${reasons.join('; ')}`, 'refused');
 
 /**
  * Closes a period: its report and journal (with this configuration's account names) are built in one snapshot
- * and stored as the next version with their sha256, who closed it, when, and the data cut-off. The rules are
- * checked in the snapshot and again under the lock the store takes, so two closes at once store one version.
+ * and stored as the next version with their sha256, who closed it, when, and the data cut-off. The report's
+ * tie-out opens or resolves `period_held_mismatch` first (kept even when the close is then refused), so the
+ * findings rule sees it. The rules are checked in the snapshot and again under the lock the store takes, so
+ * two closes at once store one version.
  */
 export async function closePeriod(
   pool: Pool,
@@ -106,14 +47,17 @@ export async function closePeriod(
   const { period, now } = request;
   const timeZone = config.BUSINESS_TIME_ZONE;
   const built = await withReportSnapshot(pool, async (client) => {
-    const reasons = await findCloseRefusals(client, period, timeZone, now);
-    if (reasons.length > 0) throw refusal(period, 'closed', reasons);
+    // The findings are judged after the tie-out below has recorded its own; every other rule stops here.
+    const { reasons } = await findOrderRefusals(client, period, config, now);
+    if (reasons.length > 0)
+      throw refusal(period, 'closed', await findCloseRefusals(client, period, config, now));
     const prior = await findPriorClose(client, period);
     return {
       ...(await buildPeriodClose(client, period, timeZone, now, prior)),
       cutOff: await readCutOff(client),
     };
   });
+  await recordHeldMismatches(pool, built.report, now);
   const reportText = JSON.stringify(built.report, null, 2);
   const journal: StoredJournal = {
     settings: journalSettingsOf(config),
@@ -122,7 +66,7 @@ export async function closePeriod(
   const journalText = JSON.stringify(journal);
   return withTransaction(pool, async (client) => {
     await lockPeriodVersions(client);
-    const reasons = await findCloseRefusals(client, period, timeZone, now);
+    const reasons = await findCloseRefusals(client, period, config, now);
     if (reasons.length > 0) throw refusal(period, 'closed', reasons);
     return insertPeriodVersion(
       client,

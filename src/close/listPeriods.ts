@@ -2,12 +2,13 @@ import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { MOVEMENTS } from '../domain/movementKinds.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
+import { findFirstActivityPeriod } from './activityQueries.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
 import { listMovements } from './movementQueries.ts';
 import { listPeriodFindings } from './openItemQueries.ts';
 import { storedReport } from './periodService.ts';
-import { findFirstActivityPeriod, periodBounds, periodOf, periodsBetween } from './periods.ts';
+import { periodBounds, periodOf, periodsBetween } from './periods.ts';
 import { activityOf, emptyTotals, type KindTotals } from './walk.ts';
 
 /**
@@ -18,7 +19,7 @@ import { activityOf, emptyTotals, type KindTotals } from './walk.ts';
 export async function listPeriods(pool: Pool, config: Config, now: Date) {
   const timeZone = config.BUSINESS_TIME_ZONE;
   return withReportSnapshot(pool, async (client) => {
-    const first = await findFirstActivityPeriod(client, timeZone);
+    const first = await findFirstActivityPeriod(client, timeZone, now);
     if (first === null) return [];
     const periods = periodsBetween(first, periodOf(now, timeZone));
     const { from } = await periodBounds(client, first, timeZone);

@@ -15,12 +15,12 @@ export type MovementRow = {
 };
 
 // Payments that moved money, and ACH payments that did before they were returned.
-const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
+export const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
   or (p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)))`;
 
 // When a payment succeeded: its creation when captured at creation, else the first snapshot showing success.
-const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
-const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
+export const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
+export const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
 
 // Items older than the payout sync's first listing of their account count only once a synced payout contains
 // them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
@@ -37,7 +37,7 @@ const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
 
 // A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
-const CAPTURE_WINDOW = `interval '8 days'`;
+export const CAPTURE_WINDOW = `interval '8 days'`;
 
 // A payout says no test or live: its account's mode as the provider stated it does, in the account_type of its
 // payments, disputes or forwarding requests (deliveries, or an API answer's is_test), else of the payout's own
@@ -69,6 +69,57 @@ export async function listMovements(
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
+  const rows = await listCountedMovements(db, from, to, timeZone);
+  const leftOut = await listLeftOutSales(db, from, to, timeZone);
+  if (leftOut.length === 0) return rows;
+  const daily = new Map(rows.filter((row) => row.reference === null).map((row) => [dailyKeyOf(row), row]));
+  for (const row of leftOut) {
+    const sum = daily.get(dailyKeyOf(row));
+    if (sum) sum.amount += row.amount;
+  }
+  return rows.filter((row) => row.reference !== null || row.amount !== 0);
+}
+
+const dailyKeyOf = (row: MovementRow) =>
+  [row.account_type, row.account_id, row.currency, row.day, row.kind].join('\u0000');
+
+/**
+ * The sales (and their fees) captured at creation that the payout-listing rule leaves out (COUNTED), as negative
+ * daily sums to take off listCountedMovements' own. A query apart, so the month's scan there stays a plain
+ * parallel, hash-aggregated one: only payments older than some account's listing start are read here, by index.
+ */
+async function listLeftOutSales(
+  db: Queryable,
+  from: Date | null,
+  to: Date,
+  timeZone: string,
+): Promise<MovementRow[]> {
+  const { rows } = await db.query<MovementRow>(
+    `select account_type, account_id, currency, day::text, v.kind, null::text as reference, -v.amount as amount
+       from (select p.account_type, p.account_id, p.currency, (p.created_at at time zone $3::text)::date as day,
+                    sum(p.amount)::bigint as sale, sum(p.fees_processing)::bigint as fee_processing,
+                    sum(p.fees_platform)::bigint as fee_platform, sum(p.fees_other)::bigint as fee_other
+               from payments p
+              where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+                and (${MANUAL_CAPTURE}) is not true
+                and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+                and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
+              group by 1, 2, 3, 4) left_out,
+            lateral (values ('sale', sale), ('fee_processing', fee_processing), ('fee_platform', fee_platform),
+                            ('fee_other', fee_other)) as v(kind, amount)
+      where v.amount <> 0`,
+    [from ?? '-infinity', to, timeZone],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}
+
+/** listMovements before the sales the payout-listing rule leaves out are taken off. */
+async function listCountedMovements(
+  db: Queryable,
+  from: Date | null,
+  to: Date,
+  timeZone: string,
+): Promise<MovementRow[]> {
   const { rows } = await db.query<MovementRow>(
     `with sold as (
        -- Captured at creation, and manual captures apart: the planner then sees the first part's size from the
@@ -78,16 +129,6 @@ export async function listMovements(
          from payments p
         where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
           and (${MANUAL_CAPTURE}) is not true
-       union all
-       -- Less those the payout-listing rule leaves out (COUNTED): subtracted rather than filtered, so the scan of
-       -- the month stays a plain parallel one; only payments older than some account's listing start are read.
-       select p.account_type, p.account_id, p.currency, -p.amount, -p.fees_processing, -p.fees_platform,
-              -p.fees_other, p.created_at
-         from payments p
-        where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-          and (${MANUAL_CAPTURE}) is not true
-          and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
-          and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
        union all
        select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
               ${MANUAL_SUCCEEDED_AT}

@@ -15,9 +15,25 @@ export type OpenFindingRow = {
 };
 
 /**
- * Findings not resolved whose subject falls in the period: a payment or payout by its creation, a payout line
- * by its payout's, a period by its name, anything else by when it was first seen. Grouped by code, status
- * (accepted apart, with their notes), account and currency, with the first ids of each group.
+ * Findings not resolved whose subject falls in the period ($1, from $2 to $3): a payment or payout by its
+ * creation, a payout line by its payout's, a period by its name, anything else by when it was first seen.
+ */
+const FINDINGS_OF_PERIOD = `select f.id, f.code, f.severity, f.status, f.account_id, f.currency, f.at_stake, f.subject_type,
+         f.subject_id
+    from findings f
+    left join payments p on f.subject_type = 'payment' and p.id = f.subject_id
+    left join payouts o on f.subject_type = 'payout' and o.id = f.subject_id
+    left join payout_lines l on f.subject_type = 'balance_transaction' and l.id = f.subject_id
+    left join payouts lo on lo.id = l.payout_id
+   where f.status <> 'resolved'
+     and (f.subject_type <> 'period' or f.subject_id like $1::text || ':%')
+     and (f.subject_type = 'period'
+          or coalesce(p.created_at, o.created_at, lo.created_at, f.first_seen_at) >= $2::timestamptz
+             and coalesce(p.created_at, o.created_at, lo.created_at, f.first_seen_at) < $3::timestamptz)`;
+
+/**
+ * The period's findings (FINDINGS_OF_PERIOD) grouped by code, status (accepted apart, with their notes), account
+ * and currency, with the first ids of each group.
  */
 export async function listPeriodFindings(
   db: Queryable,
@@ -26,18 +42,7 @@ export async function listPeriodFindings(
   to: Date,
 ): Promise<OpenFindingRow[]> {
   const { rows } = await db.query<OpenFindingRow>(
-    `with current as (
-       select f.id, f.code, f.status, f.account_id, f.currency, f.at_stake,
-              case when f.subject_type = 'period' then null
-                   else coalesce(p.created_at, o.created_at, lo.created_at, f.first_seen_at) end as at
-         from findings f
-         left join payments p on f.subject_type = 'payment' and p.id = f.subject_id
-         left join payouts o on f.subject_type = 'payout' and o.id = f.subject_id
-         left join payout_lines l on f.subject_type = 'balance_transaction' and l.id = f.subject_id
-         left join payouts lo on lo.id = l.payout_id
-        where f.status <> 'resolved'
-          and (f.subject_type <> 'period' or f.subject_id like $1::text || ':%')
-     )
+    `with current as (${FINDINGS_OF_PERIOD})
      select code, bucket as status, account_id, currency,
             count(*)::int as findings, coalesce(sum(at_stake), 0)::bigint as at_stake,
             (array_agg('fnd_' || id order by id))[1:20] as ids,
@@ -45,10 +50,27 @@ export async function listPeriodFindings(
               (select h.note from finding_history h where h.finding_id = c.id and h.action = 'accept'
                 order by h.id desc limit 1)) order by id) end as accepted
        from (select *, case when status = 'accepted' then 'accepted' else 'open' end as bucket from current) c
-      where at is null or (at >= $2::timestamptz and at < $3::timestamptz)
       group by 1, 2, 3, 4
       order by 2 desc, 1, 3, 4`,
     [period, from, to],
+  );
+  return rows;
+}
+
+export type BlockingFindingRow = { id: string; code: string; severity: string; subject_id: string };
+
+/** The period's findings of these severities that are open or acknowledged (not accepted), by id. */
+export async function listBlockingFindings(
+  db: Queryable,
+  period: string,
+  bounds: { from: Date; to: Date },
+  severities: readonly string[],
+): Promise<BlockingFindingRow[]> {
+  const { rows } = await db.query<BlockingFindingRow>(
+    `select 'fnd_' || id as id, code, severity, subject_id from (${FINDINGS_OF_PERIOD}) c
+      where status in ('open', 'acknowledged') and severity = any($4::text[])
+      order by c.id`,
+    [period, bounds.from, bounds.to, severities],
   );
   return rows;
 }
@@ -61,14 +83,18 @@ export type AwaitingPayoutRow = {
   amount: number;
 };
 
-/** Succeeded payments created before the period's end, of accounts whose payouts Tally syncs, in no payout. */
+/**
+ * Succeeded payments created before the period's end, of accounts whose payouts Tally syncs, in no payout created
+ * before it: as at the end, so a payout of 2 November leaves them awaiting payout in October.
+ */
 export async function sumPaymentsAwaitingPayout(db: Queryable, to: Date): Promise<AwaitingPayoutRow[]> {
   const { rows } = await db.query<AwaitingPayoutRow>(
     `select p.account_type, p.account_id, p.currency, count(*)::int as payments, sum(p.amount)::bigint as amount
        from payments p join payout_sync_accounts s on s.account_id = p.account_id
       where p.created_at < $1::timestamptz
         and p.status in ('succeeded', 'partially_refunded', 'disputed')
-        and not exists (select 1 from payout_lines l where l.source_payment_id = p.id and l.kind = 'payment')
+        and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
+                         where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)
       group by 1, 2, 3
       order by 1, 2, 3`,
     [to],
@@ -86,15 +112,25 @@ export type PayoutNotInBankRow = {
   created_at: Date;
 };
 
-/** Payouts created before the period's end, not failed or canceled, that no bank statement credit confirms. */
-export async function listPayoutsNotInBank(db: Queryable, to: Date): Promise<PayoutNotInBankRow[]> {
+/**
+ * Payouts created before the period's end and in transit at it, as at the end: not failed or canceled by then,
+ * and no bank statement credit dated before the end's business day confirms them (one credited on 2 November
+ * is still not in the bank in October's report).
+ */
+export async function listPayoutsNotInBank(
+  db: Queryable,
+  to: Date,
+  timeZone: string,
+): Promise<PayoutNotInBankRow[]> {
   const { rows } = await db.query<PayoutNotInBankRow>(
     `select o.id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, o.amount, o.status, o.created_at
        from payouts o
-      where o.created_at < $1::timestamptz and o.status not in ('failed', 'canceled')
-        and not exists (select 1 from bank_lines b where b.payout_id = o.id)
+      where o.created_at < $1::timestamptz
+        and not (o.status in ('failed', 'canceled') and o.updated_at < $1::timestamptz)
+        and not exists (select 1 from bank_lines b
+                         where b.payout_id = o.id and b.value_date < ($1::timestamptz at time zone $2::text)::date)
       order by o.created_at, o.id`,
-    [to],
+    [to, timeZone],
   );
   return rows;
 }

@@ -1,10 +1,11 @@
 import type { Config } from '../config.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
+import { findFirstActivityPeriod } from './activityQueries.ts';
 import { buildPeriodReport, keyOf, type PeriodReport, type PriorClose } from './buildPeriodReport.ts';
 import { findClosedVersion, findLatestClosedBefore, type PeriodVersionRow } from './closeQueries.ts';
 import type { StoredJournal } from './journalFormats.ts';
-import { findFirstActivityPeriod, nextPeriod, PERIOD, periodOf } from './periods.ts';
+import { nextPeriod, PERIOD, periodOf } from './periods.ts';
 
 export class PeriodError extends Error {}
 
@@ -16,7 +17,7 @@ export function malformedPeriod(period: string): string {
 /** Checks a period named from outside: `YYYY-MM`, not before the earliest activity, not after this month. */
 export async function checkPeriod(pool: Pool, period: string, config: Config, now: Date): Promise<string> {
   if (!PERIOD.test(period)) throw new PeriodError(malformedPeriod(period));
-  const first = await findFirstActivityPeriod(pool, config.BUSINESS_TIME_ZONE);
+  const first = await findFirstActivityPeriod(pool, config.BUSINESS_TIME_ZONE, now);
   if (first === null || period < first)
     throw new PeriodError(
       `period: ${period} is before the earliest activity Tally holds (${first ?? 'none'})`,

@@ -37,16 +37,3 @@ export async function periodBounds(
   );
   return rows[0] as { from: Date; to: Date };
 }
-
-/**
- * The period of the earliest activity Tally holds (a payment, refund or payout, by its own date, however late
- * it arrived), or null with none; three index-served minimums.
- */
-export async function findFirstActivityPeriod(db: Queryable, timeZone: string): Promise<string | null> {
-  const { rows } = await db.query<{ first: Date | null }>(
-    `select least((select min(created_at) from payments), (select min(created_at) from refunds),
-                  (select min(created_at) from payouts)) as first`,
-  );
-  const first = rows[0]?.first;
-  return first ? periodOf(first, timeZone) : null;
-}

@@ -46,6 +46,7 @@ export const FINDING_CODES = [
   'card_retried_against_advice',
   'card_declined_repeatedly',
   'closed_period_changed',
+  'period_held_mismatch',
 ] as const;
 
 export type FindingCode = (typeof FINDING_CODES)[number];

@@ -223,6 +223,16 @@ export function createProviderClient(options: ProviderClientOptions) {
     balanceTransactionPages(payoutId: string, subAccount: string): AsyncGenerator<unknown[]> {
       return pages('/v1/balance_transactions', { payout_id: payoutId }, subAccount);
     },
+    /**
+     * A sub account's whole ledger (every balance transaction, in a payout or not yet), a page (up to 100) at a
+     * time, newest first; only those created after `createdAfter` when given. Raw objects.
+     */
+    ledgerPages(subAccount: string, createdAfter: Date | null): AsyncGenerator<unknown[]> {
+      const filters: Record<string, string> = createdAfter
+        ? { created_after: createdAfter.toISOString() }
+        : {};
+      return pages('/v1/balance_transactions', filters, subAccount);
+    },
   };
 }
 

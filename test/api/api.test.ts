@@ -113,6 +113,7 @@ describe('GET /api/status', () => {
         last_payout_sync_at: null,
         payments_awaiting_payout: 0,
         payouts_unmatched_in_bank: 0,
+        provider_ledger_failures: [],
         read_replica: null,
         failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
       },

@@ -88,6 +88,11 @@ beforeAll(async () => {
       PAYOUT_LOOKBACK_DAYS: '60',
     },
   });
+  // The payments here reach Tally straight, never the simulator, whose ledger would then disagree: its listing
+  // is made to fail, so the tie-out is stale and out of the way (test/close/tieOut.test.ts tests it).
+  await request(provider.simulator.app)
+    .post('/dev/ledger-faults')
+    .send({ account_id: ACCOUNT, malformed: true });
   await deliver([
     payment('py_aug', 1_000, 30, '2026-08-20T15:00:00Z'),
     payment('py_sep', 2_000, 60, '2026-09-15T15:00:00Z'),
@@ -109,8 +114,8 @@ describe('closing a period', () => {
     expect(reasonsOf(early)).toEqual([
       "the provider's 24 h retry window after 2026-09 ends at 2026-10-02T04:00:00.000Z",
       'earlier periods with activity are not closed: 2026-08',
-      'no missed-event sweep has completed since 2026-09 ended (last: never)',
-      'no payout sync has completed since 2026-09 ended (last: never)',
+      `no missed-event sweep has completed since 2026-09 ended for ${ACCOUNT} (last: never)`,
+      `no payout sync has completed since 2026-09 ended for ${ACCOUNT} (last: never)`,
     ]);
     expect(reasonsOf(await close('2026-10'))).toEqual(['2026-10 has not ended']);
     expect((await close('2026-08', {}, reader)).status).toBe(403);
@@ -118,7 +123,7 @@ describe('closing a period', () => {
     clock = new Date('2026-10-02T05:00:00Z');
     await runJobThroughApi(t, admin, 'missed-event-sweep');
     expect(reasonsOf(await close('2026-08'))).toEqual([
-      'no payout sync has completed since 2026-08 ended (last: never)',
+      `no payout sync has completed since 2026-08 ended for ${ACCOUNT} (last: never)`,
     ]);
     await runJobThroughApi(t, admin, 'payout-sync');
     expect(reasonsOf(await close('2026-09'))).toEqual([
@@ -149,8 +154,8 @@ describe('closing a period', () => {
 
     clock = new Date('2026-11-03T12:00:00Z');
     expect(reasonsOf(await close('2026-10'))).toEqual([
-      'no missed-event sweep has completed since 2026-10 ended (last: 2026-10-02T05:00:00.000Z)',
-      'no payout sync has completed since 2026-10 ended (last: 2026-10-02T05:00:00.000Z)',
+      `no missed-event sweep has completed since 2026-10 ended for ${ACCOUNT} (last: 2026-10-02T05:00:00.000Z)`,
+      `no payout sync has completed since 2026-10 ended for ${ACCOUNT} (last: 2026-10-02T05:00:00.000Z)`,
     ]);
     await runSweepAndPayoutSync();
     const october = await close('2026-10', { note: 'October' });

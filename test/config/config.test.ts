@@ -152,4 +152,18 @@ describe('configuration', () => {
     expect(result.stderr).toContain('PORT');
     expect(result.stderr).toContain('WEBHOOK_SECRETS');
   });
+
+  it('reads CLOSE_BLOCKING_SEVERITY (error unless set); an unknown one stops the process at boot, named', () => {
+    expect(loadConfig({}).CLOSE_BLOCKING_SEVERITY).toBe('error');
+    expect(loadConfig({ CLOSE_BLOCKING_SEVERITY: 'none' }).CLOSE_BLOCKING_SEVERITY).toBe('none');
+    expect(loadConfig({ CLOSE_BLOCKING_SEVERITY: 'warning' }).CLOSE_BLOCKING_SEVERITY).toBe('warning');
+    const result = spawnSync(process.execPath, ['src/processes/web.ts'], {
+      env: { PATH: process.env.PATH, CLOSE_BLOCKING_SEVERITY: 'fatal' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('invalid configuration');
+    expect(result.stderr).toMatch(/CLOSE_BLOCKING_SEVERITY: .*info.*warning.*error.*none/);
+  });
 });

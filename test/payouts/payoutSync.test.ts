@@ -208,8 +208,12 @@ describe('sign conventions and fee layouts', () => {
     const listed = provider.simulator.requests.length;
     await runJob({ account_id: ACCOUNT });
     expect(await count()).toBe(before);
-    // One listing of payouts, no lines: every payout is known whole in its state.
-    expect(provider.simulator.requests.slice(listed)).not.toContain('GET /v1/balance_transactions');
+    // One listing of payouts and no payout's lines (every payout is known whole in its state), then the one page
+    // of the account's ledger.
+    expect(provider.simulator.requests.slice(listed)).toEqual([
+      'GET /v1/payouts',
+      'GET /v1/balance_transactions',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LEDGER_STATUSES } from '../../close/tieOut.ts';
 import { cents, count, named, timestamp } from './registry.ts';
 
 const walk = z.strictObject({
@@ -31,6 +32,17 @@ export const periodReportSchema = named(
         bank: z.record(z.string(), cents()),
         walk,
         unexplained: z.looseObject({ total: cents(), remainder: cents() }),
+        provider_held_end: cents().nullable().meta({
+          description:
+            "The provider's own ledger at the period's end: the signed net of its balance transactions in no payout created by then; null when the account's ledger is not listed or the listing is stale (`tie_out.ledger`, `tie_out.note`).",
+        }),
+        held_difference: cents().nullable().meta({ description: '`walk.held_end − provider_held_end`.' }),
+        tie_out: z.looseObject({
+          ledger: z.enum(LEDGER_STATUSES),
+          note: z.string().nullable(),
+          provider_lines_without_item: z.array(z.looseObject({ id: z.string(), net: cents() })),
+          items_without_provider_line: z.array(z.looseObject({ id: z.string(), amount: cents() })),
+        }),
       }),
     ),
     open_items: z.looseObject({

@@ -76,6 +76,14 @@ export const statusSchema = named(
     last_payout_sync_at: timestamp().nullable(),
     payments_awaiting_payout: count(),
     payouts_unmatched_in_bank: count(),
+    provider_ledger_failures: z.array(
+      z.strictObject({
+        account_id: z.string(),
+        failed_at: timestamp(),
+        error: z.string(),
+        listed_at: timestamp().nullable(),
+      }),
+    ),
     read_replica: z
       .strictObject({
         reads_from: z.enum(['replica', 'primary']),

@@ -1,4 +1,5 @@
 import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
+import { listFailedLedgerListings } from '../../payouts/ledgerQueries.ts';
 import { summarizePayoutStatus } from '../../payouts/payoutReportQueries.ts';
 import { summarizeUnknownValues } from '../../projection/readQueries.ts';
 import { countJobsByQueue } from '../../queue/jobCounts.ts';
@@ -22,8 +23,8 @@ export const statusRoute = route({
     schemas.single('StatusEnvelope', 'status', schemas.statusSchema, 'Status.'),
   ),
   handler: (deps) => async (_req, res) => {
-    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation, payouts] = await Promise.all(
-      [
+    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation, payouts, ledgerFailures] =
+      await Promise.all([
         countEventsByStatus(deps.pool),
         countJobsByQueue(deps.boss),
         summarizeFeeChecks(deps.pool),
@@ -32,8 +33,8 @@ export const statusRoute = route({
         summarizeRetention(deps.pool),
         summarizeReconciliationLag(deps.pool),
         summarizePayoutStatus(deps.pool),
-      ],
-    );
+        listFailedLedgerListings(deps.pool),
+      ]);
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
@@ -58,6 +59,13 @@ export const statusRoute = route({
         last_payout_sync_at: payouts.lastPayoutSyncAt,
         payments_awaiting_payout: payouts.paymentsAwaitingPayout,
         payouts_unmatched_in_bank: payouts.payoutsUnmatchedInBank,
+        // Accounts whose latest ledger listing failed: the tie-out holds their previous listing as stale.
+        provider_ledger_failures: ledgerFailures.map((row) => ({
+          account_id: row.account_id,
+          failed_at: row.failed_at?.toISOString(),
+          error: row.error ?? '',
+          listed_at: row.listed_at?.toISOString() ?? null,
+        })),
         read_replica: readReplicaStatus(deps.reads),
         failed_jobs: Object.fromEntries(
           Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
