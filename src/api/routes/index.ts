@@ -2,6 +2,7 @@ import { liveRoute, readyRoute } from '../health.ts';
 import { metricsRoute } from '../metricsRoutes.ts';
 import { documentRoute, viewerFileRoute, viewerRoute } from '../openapi/routes.ts';
 import { importStatementRoute, statementsRoute } from './bankStatements.ts';
+import { changesRoute } from './changes.ts';
 import { declinesRoute } from './declines.ts';
 import { disputesRoute } from './disputes.ts';
 import { eventRoute } from './events.ts';
@@ -51,4 +52,5 @@ export const routes: readonly Route[] = [
   ...periodChangeRoutes,
   ...periodFileRoutes,
   journalRoute,
+  changesRoute,
 ];
