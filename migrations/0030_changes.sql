@@ -35,13 +35,13 @@ create table change_sequencer (
 );
 insert into change_sequencer default values;
 
--- Per object, the last version appended and a digest of its data: the next change's version, and whether a
+-- Per object, the last version appended and a digest of the row it showed: the next change's version, and whether a
 -- write changed what the API shows (a rebuild that arrives at the same object appends nothing). Retention
 -- keeps these rows, so an object's versions never start over.
 create table change_versions (
   object text not null,
   object_id text not null,
   version integer not null check (version > 0),
-  data_digest uuid not null,
+  row_digest uuid not null,
   primary key (object, object_id)
 );
