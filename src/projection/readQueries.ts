@@ -89,3 +89,39 @@ export async function countUnknownValuesByField(db: Queryable): Promise<Map<stri
   );
   return new Map(rows.map((row) => [row.field, row.deliveries]));
 }
+
+export type PaymentFilter = {
+  accountId?: string | undefined;
+  status?: string | undefined;
+  updatedAfter?: Date | undefined;
+};
+
+/**
+ * Payment ids by id, descending (or ascending before a cursor), filtered, one page plus one row: a page holds
+ * its place by id whatever changes meanwhile, so a resync that pages through misses no payment.
+ */
+export async function listPaymentIds(
+  db: Queryable,
+  filter: PaymentFilter,
+  page: { limit: number; afterId: string | null; beforeId: string | null },
+): Promise<string[]> {
+  const backwards = page.beforeId !== null;
+  const { rows } = await db.query<{ id: string }>(
+    `select id from payments
+      where ($1::text is null or account_id = $1::text)
+        and ($2::text is null or status = $2::text)
+        and ($3::timestamptz is null or updated_at >= $3::timestamptz)
+        and ($4::text is null or id < $4::text) and ($5::text is null or id > $5::text)
+      order by id ${backwards ? 'asc' : 'desc'}
+      limit $6::int`,
+    [
+      filter.accountId ?? null,
+      filter.status ?? null,
+      filter.updatedAfter ?? null,
+      page.afterId,
+      page.beforeId,
+      page.limit + 1,
+    ],
+  );
+  return rows.map((row) => row.id);
+}

@@ -10,7 +10,7 @@ import { findingAuditTrailRoute } from './findingAuditTrail.ts';
 import { changeFindingRoute, findingRoute, listFindingsRoute } from './findings.ts';
 import { startJobRoute } from './jobs.ts';
 import { achReturnsRoute, alertsRoute } from './opsSignals.ts';
-import { paymentRoute } from './payments.ts';
+import { paymentRoute, paymentsRoute } from './payments.ts';
 import { payoutCsvRoute, payoutRoute, payoutsRoute } from './payouts.ts';
 import { periodChangeRoutes } from './periodCloses.ts';
 import { journalRoute, periodFileRoutes, periodRoute, periodsRoute } from './periods.ts';
@@ -53,4 +53,5 @@ export const routes: readonly Route[] = [
   ...periodFileRoutes,
   journalRoute,
   changesRoute,
+  paymentsRoute,
 ];
