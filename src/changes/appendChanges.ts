@@ -13,8 +13,6 @@ export type ObjectTable = {
   occurredAt: string;
   /** Joins the expressions above may use, e.g. a refund's payment. */
   joins?: string;
-  /** The object as the API shows it, when SQL can say (else the caller reads it): returned as `data`. */
-  data?: string;
 };
 
 /** An object written by a batch, and the stored delivery (events row id) whose rows wrote it. */
@@ -28,24 +26,16 @@ export type ChangedObject = {
   account_type: string | null;
   occurred_at: Date;
   event_ids: string[];
-  /** Set when the table's spec gives `data`. */
-  data?: unknown;
 };
 
 /**
- * Records a new version of each object written whose shown row differs from the one its last change
- * carried (compared by digest, in SQL), and returns those. Objects written by several deliveries of the batch
- * count once and name every delivery. The version row is locked until commit, and the caller already holds
- * the lock of the object's own row, so concurrent writers of one object number its versions in turn.
+ * `versioned`: a new version of each object written whose shown row differs from the one its last change
+ * carried (compared by digest), with `current`, what the change says of it. Objects written by several
+ * deliveries of the batch count once and name every delivery. The version row stays locked until commit, and
+ * the caller already holds the lock of the object's own row, so concurrent writers of one object number its
+ * versions in turn. Parameters: $1 the ids, $2 their deliveries' events row ids, $3 the object.
  */
-export async function recordChangedObjects(
-  db: Queryable,
-  spec: ObjectTable,
-  written: WrittenObject[],
-): Promise<ChangedObject[]> {
-  if (written.length === 0) return [];
-  const { rows } = await db.query<ChangedObject>(
-    `with written as (
+const changedObjects = (spec: ObjectTable) => `with written as (
        select w.id, coalesce(array_agg(distinct e.event_id) filter (where e.event_id is not null), '{}') as event_ids,
               (array_agg(e.account_id order by w.event_row_id desc))[1] as event_account_id,
               (array_agg(e.account_type order by w.event_row_id desc))[1] as event_account_type
@@ -56,19 +46,58 @@ export async function recordChangedObjects(
        select o.id, coalesce(${spec.accountId}, w.event_account_id) as account_id,
               coalesce(${spec.accountType}, w.event_account_type) as account_type,
               coalesce(nullif(${spec.occurredAt}, '-infinity'::timestamptz), now()) as occurred_at,
-              md5((${spec.shown})::text)::uuid as digest, w.event_ids${spec.data ? `, ${spec.data} as data` : ''}
+              md5((${spec.shown})::text)::uuid as digest, w.event_ids
          from ${spec.table} o join written w on w.id = o.id ${spec.joins ?? ''}),
      versioned as (
        insert into change_versions as v (object, object_id, version, row_digest)
        select $3::text, id, 1, digest from current order by id
        on conflict (object, object_id) do update set version = v.version + 1, row_digest = excluded.row_digest
         where v.row_digest is distinct from excluded.row_digest
-       returning object_id, version)
+       returning object_id, version)`;
+
+const parameters = (spec: ObjectTable, written: WrittenObject[]) => [
+  written.map((object) => object.id),
+  written.map((object) => object.eventRowId),
+  spec.object,
+];
+
+/**
+ * Appends a change for each object written whose shown row changed, with `data` (SQL over the row as `o`)
+ * as the API shows the object, in one statement: the object's JSON never leaves the database.
+ */
+export async function appendChangedObjects(
+  db: Queryable,
+  spec: ObjectTable & { data: string },
+  written: WrittenObject[],
+): Promise<void> {
+  if (written.length === 0) return;
+  await db.query(
+    `${changedObjects(spec)}
+     insert into changes (type, object, object_id, object_version, account_id, account_type, occurred_at,
+                          event_ids, data)
+     select $3::text || case when v.version = 1 then '.created' else '.updated' end, $3::text, c.id, v.version,
+            c.account_id, c.account_type, c.occurred_at, c.event_ids, ${spec.data}
+       from versioned v join current c on c.id = v.object_id
+       join ${spec.table} o on o.id = c.id ${spec.joins ?? ''}
+      order by c.id`,
+    parameters(spec, written),
+  );
+}
+
+/** The objects of `appendChangedObjects` whose data the caller reads itself, their versions recorded. */
+export async function recordChangedObjects(
+  db: Queryable,
+  spec: ObjectTable,
+  written: WrittenObject[],
+): Promise<ChangedObject[]> {
+  if (written.length === 0) return [];
+  const { rows } = await db.query<ChangedObject>(
+    `${changedObjects(spec)}
      select c.id as object_id, v.version as object_version, c.account_id, c.account_type, c.occurred_at,
-            c.event_ids${spec.data ? ', c.data' : ''}
+            c.event_ids
        from versioned v join current c on c.id = v.object_id
       order by c.id`,
-    [written.map((object) => object.id), written.map((object) => object.eventRowId), spec.object],
+    parameters(spec, written),
   );
   return rows;
 }

@@ -8,6 +8,25 @@ export function presentFinding(row: Record<string, unknown>) {
   return { ...row, id: findingIdText(row.id as number) };
 }
 
+// Timestamps as JavaScript's toISOString writes them, so a finding built in SQL reads as one built here.
+const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const TIMES = new Set(['first_seen_at', 'last_seen_at', 'resolved_at']);
+
+/** `presentFinding` in SQL (alias: the findings row), for the findings listed inside another object. */
+export function findingJson(f: string): string {
+  const pairs = FINDING_COLUMNS.split(',').map((spaced) => {
+    const column = spaced.trim();
+    const value =
+      column === 'id'
+        ? `'fnd_' || ${f}.id`
+        : TIMES.has(column)
+          ? isoTime(`${f}.${column}`)
+          : `${f}.${column}`;
+    return `'${column}', ${value}`;
+  });
+  return `jsonb_build_object(${pairs.join(', ')})`;
+}
+
 /** A finding with its history, as GET /api/findings/:id and the changes feed show it; null when none. */
 export async function readFindingWithHistory(db: Queryable, id: number) {
   return (await readFindingsWithHistory(db, [id])).get(id) ?? null;

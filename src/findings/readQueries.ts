@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/pool.ts';
-import { FINDING_COLUMNS } from './queries.ts';
 
 export type OpenFindingCount = {
   code: string;
@@ -93,31 +92,6 @@ export async function listFindingAuditBatch(
       filter.status ?? null,
       limit,
     ],
-  );
-  return rows;
-}
-
-/**
- * Per payment, its newest `limit` findings about it or anything of it (fees, refunds, returned fees), as
- * `listFindings` with `paymentId` gives them, for several payments in one statement.
- */
-export async function listFindingsOfPayments(
-  db: Queryable,
-  paymentIds: string[],
-  limit: number,
-): Promise<(Record<string, unknown> & { id: number; payment_id: string })[]> {
-  const { rows } = await db.query<Record<string, unknown> & { id: number; payment_id: string }>(
-    `select ${FINDING_COLUMNS}, payment_id from (
-       select f.*, m.payment_id, row_number() over (partition by m.payment_id order by f.id desc) as n
-         from (select f.id, p.id as payment_id
-                 from unnest($1::text[]) as p(id) join findings f on f.subject_id = p.id
-               union
-               select f.id, p.id
-                 from unnest($1::text[]) as p(id) join findings f on f.details->>'payment_id' = p.id) m
-         join findings f on f.id = m.id) ranked
-      where n <= $2::int
-      order by payment_id, id desc`,
-    [paymentIds, limit],
   );
   return rows;
 }

@@ -1,6 +1,6 @@
 import {
+  appendChangedObjects,
   type ChangeDraft,
-  type ChangedObject,
   changeTypeOf,
   insertChanges,
   type ObjectTable,
@@ -10,8 +10,7 @@ import {
 import type { Queryable } from '../db/pool.ts';
 import { readPayoutDetail } from '../payouts/payoutDetail.ts';
 import type { BatchRows } from './batchRows.ts';
-import { readPaymentDetails } from './paymentDetails.ts';
-import { INTERNAL, OBJECT_JSON } from './readQueries.ts';
+import { INTERNAL, OBJECT_JSON, paymentJson } from './readQueries.ts';
 
 // The provider's time of the snapshot shown: its own, or its status's when that came later.
 const SNAPSHOT_TIME = 'greatest(o.updated_at, o.status_updated_at)';
@@ -25,6 +24,7 @@ const TABLES = {
     object: 'payment',
     table: 'payments',
     shown: `to_jsonb(o) - ${INTERNAL}`,
+    data: paymentJson('o'),
     accountId: 'o.account_id',
     accountType: 'o.account_type',
     occurredAt: SNAPSHOT_TIME,
@@ -75,59 +75,32 @@ const TABLES = {
     accountType: 'null::text',
     occurredAt: 'o.updated_at',
   },
-} as const satisfies Record<string, ObjectTable>;
+} as const satisfies Record<string, ObjectTable & { data?: string }>;
 
 const written = (rows: { id: string; event_row_id: number }[]): WrittenObject[] =>
   rows.map((row) => ({ id: row.id, eventRowId: row.event_row_id }));
 
-function drafts(object: keyof typeof TABLES, changed: ChangedObject[], data: (id: string) => unknown) {
-  return changed.map(
-    (change): ChangeDraft => ({
-      ...change,
-      type: changeTypeOf(object, change.object_version),
-      object,
-      data: change.data ?? data(change.object_id),
-    }),
-  );
-}
-
 /**
  * Appends, in the batch's transaction and after all its writes, one change per object whose shown row the
  * batch changed, with the object as the API shows it now. A delivery that changed nothing appends nothing.
+ * Tables are taken in one order, so concurrent batches lock version rows in one order too.
  */
 export async function appendChangesOfBatch(db: Queryable, batch: BatchRows): Promise<void> {
-  const payments = await recordChangedObjects(
-    db,
-    TABLES.payment,
-    written(batch.payments.map(({ payment }) => payment)),
-  );
-  const paymentData = await readPaymentDetails(
-    db,
-    payments.map((change) => change.object_id),
-  );
-  const refunds = await recordChangedObjects(
-    db,
-    TABLES.refund,
-    written(batch.refunds.map(({ refund }) => refund)),
-  );
-  const checkouts = await recordChangedObjects(db, TABLES.checkout, written(batch.checkouts));
-  const disputes = await recordChangedObjects(db, TABLES.dispute, written(batch.disputes));
-  const forwarding = await recordChangedObjects(
+  await appendChangedObjects(db, TABLES.payment, written(batch.payments.map(({ payment }) => payment)));
+  await appendChangedObjects(db, TABLES.refund, written(batch.refunds.map(({ refund }) => refund)));
+  await appendChangedObjects(db, TABLES.checkout, written(batch.checkouts));
+  await appendChangedObjects(db, TABLES.dispute, written(batch.disputes));
+  await appendChangedObjects(
     db,
     TABLES.forwarding_request,
     written(batch.forwarding.map(({ request }) => request)),
   );
+  // Payouts come one or a few per batch, read as GET /api/payouts/:id reads them.
   const payouts = await recordChangedObjects(db, TABLES.payout, written(batch.payouts));
-  const payoutData = new Map<string, unknown>();
-  // Payouts come one or a few per batch: read as GET /api/payouts/:id reads them.
-  for (const change of payouts)
-    payoutData.set(change.object_id, await readPayoutDetail(db, change.object_id));
-  await insertChanges(db, [
-    ...drafts('payment', payments, (id) => paymentData.get(id)),
-    ...drafts('refund', refunds, () => null),
-    ...drafts('checkout', checkouts, () => null),
-    ...drafts('dispute', disputes, () => null),
-    ...drafts('forwarding_request', forwarding, () => null),
-    ...drafts('payout', payouts, (id) => payoutData.get(id)),
-  ]);
+  const drafts: ChangeDraft[] = [];
+  for (const change of payouts) {
+    const data = await readPayoutDetail(db, change.object_id);
+    drafts.push({ ...change, type: changeTypeOf('payout', change.object_version), object: 'payout', data });
+  }
+  await insertChanges(db, drafts);
 }

@@ -1,4 +1,5 @@
 import type { Page, Queryable } from '../db/pool.ts';
+import { findingJson } from '../findings/presentFinding.ts';
 
 // Ordering bookkeeping, not facts about the payment.
 export const INTERNAL = `'{snapshot,event_row_id,status_terminal,status_rank,status_updated_at,status_event_row_id,fees_updated_at,fees_event_row_id,returned_fees_updated_at,returned_fees_event_row_id}'::text[]`;
@@ -14,6 +15,49 @@ export const OBJECT_JSON = {
   dispute: (d: string) => `to_jsonb(${d}) - ${INTERNAL} - 'row_id'`,
 } as const;
 
+// Open and resolved findings about the payment or anything of it, newest first.
+const FINDINGS_SHOWN = 500;
+
+/** The parts of a payment as the API shows it (alias: the payments row), each a jsonb expression. */
+const paymentParts = (p: string) => ({
+  payment: `to_jsonb(${p}) - ${INTERNAL}`,
+  fees: `(select coalesce(jsonb_agg(to_jsonb(f) - 'payment_id' order by f.type, f.id), '[]')
+            from payment_fees f where f.payment_id = ${p}.id)`,
+  refunds: `(select coalesce(jsonb_agg(${OBJECT_JSON.refund('r')} order by r.created_at, r.id), '[]')
+               from refunds r where r.payment_id = ${p}.id)`,
+  checkout: `(select ${OBJECT_JSON.checkout('c')}
+                from checkouts c where c.id = ${p}.checkout_id or c.payment_id = ${p}.id
+               order by c.id limit 1)`,
+  forwarding_requests: `(select coalesce(jsonb_agg(${OBJECT_JSON.forwarding_request('w')} order by w.created_at, w.id), '[]')
+                           from forwarding_requests w where w.payment_method_id = ${p}.payment_method_id)`,
+  disputes: `(select coalesce(jsonb_agg(${OBJECT_JSON.dispute('d')} order by d.created_at, d.id), '[]')
+                from disputes d where d.payment_id = ${p}.id)`,
+});
+
+/**
+ * A payment as GET /api/payments/:id and its changes show it: the payment with its fees, refunds (each with its
+ * returned fees), checkout, the forwarding requests of its payment method, its disputes and its findings.
+ */
+export function paymentJson(p: string): string {
+  const { payment, ...related } = paymentParts(p);
+  const relatedPairs = Object.entries(related).map(([name, sql]) => `'${name}', ${sql}`);
+  return `(${payment}) || jsonb_build_object(${relatedPairs.join(', ')},
+    'findings', (select coalesce(jsonb_agg(${findingJson('f')} order by f.id desc), '[]')
+                   from (select * from findings f
+                          where f.subject_id = ${p}.id or f.details->>'payment_id' = ${p}.id
+                          order by f.id desc limit ${FINDINGS_SHOWN}) f))`;
+}
+
+/** Payments as `paymentJson` shows them, by id; a payment not stored is absent. */
+export async function readPaymentDetails(db: Queryable, ids: string[]): Promise<Map<string, unknown>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; data: unknown }>(
+    `select p.id, ${paymentJson('p')} as data from payments p where p.id = any($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row.data]));
+}
+
 export type PaymentDetail = {
   payment: Record<string, unknown>;
   fees: Record<string, unknown>[];
@@ -23,31 +67,14 @@ export type PaymentDetail = {
   disputes: Record<string, unknown>[];
 };
 
-/** A payment with its fees, refunds (each with its returned fees), checkout, forwarding requests and disputes. */
+/** A payment's parts as `paymentJson` builds them, apart, for the console's page; null when not stored. */
 export async function findPaymentDetail(db: Queryable, id: string): Promise<PaymentDetail | null> {
-  return (await findPaymentDetails(db, [id])).get(id) ?? null;
-}
-
-/** `findPaymentDetail` for several payments in one statement, by id; a payment not stored is absent. */
-export async function findPaymentDetails(db: Queryable, ids: string[]): Promise<Map<string, PaymentDetail>> {
-  const { rows } = await db.query<PaymentDetail & { id: string }>(
-    `select p.id, to_jsonb(p) - ${INTERNAL} as payment,
-            (select coalesce(jsonb_agg(to_jsonb(f) - 'payment_id' order by f.type, f.id), '[]')
-               from payment_fees f where f.payment_id = p.id) as fees,
-            (select coalesce(jsonb_agg(${OBJECT_JSON.refund('r')} order by r.created_at, r.id), '[]')
-               from refunds r where r.payment_id = p.id) as refunds,
-            (select ${OBJECT_JSON.checkout('c')}
-               from checkouts c where c.id = p.checkout_id or c.payment_id = p.id
-              order by c.id limit 1) as checkout,
-            (select coalesce(jsonb_agg(${OBJECT_JSON.forwarding_request('w')} order by w.created_at, w.id), '[]')
-               from forwarding_requests w where w.payment_method_id = p.payment_method_id) as forwarding_requests,
-            (select coalesce(jsonb_agg(${OBJECT_JSON.dispute('d')} order by d.created_at, d.id), '[]')
-               from disputes d where d.payment_id = p.id) as disputes
-       from payments p
-      where p.id = any($1::text[])`,
-    [ids],
+  const parts = Object.entries(paymentParts('p')).map(([name, sql]) => `${sql} as ${name}`);
+  const { rows } = await db.query<PaymentDetail>(
+    `select ${parts.join(', ')} from payments p where p.id = $1::text`,
+    [id],
   );
-  return new Map(rows.map(({ id, ...detail }) => [id, detail]));
+  return rows[0] ?? null;
 }
 
 export type DisputeFilter = { status?: string | undefined; accountId?: string | undefined };

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/pool.ts';
+import { recordFindings } from '../../src/findings/recordFindings.ts';
 import { resetProjections } from '../../src/projection/eventQueries.ts';
 import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -162,5 +163,35 @@ describe('changes appended by the projection', () => {
       { type: 'refund.updated', object_version: 2 },
     ]);
     expect(alone[0]?.data.status).toBe('failed');
+  });
+
+  it("a payment's findings show as GET /api/findings/:id shows each, whether about the payment or one of its refunds", async () => {
+    await deliverInOneBatch({ event_name: 'payment.created', data: payment('py_c5', 0) });
+    const draft = (subjectType: string, subjectId: string) => ({
+      code: 'fee_total_mismatch' as const,
+      severity: 'error' as const,
+      subjectType,
+      subjectId,
+      expected: 71,
+      actual: 70,
+      details: { payment_id: 'py_c5' },
+      atStake: 1,
+    });
+    const context = {
+      scope: 'payment:py_c5',
+      accountId: 'acc_sub_1',
+      currency: 'usd',
+      now: new Date('2026-11-03T09:00:00.123Z'),
+    };
+    await recordFindings(t.pool, context, [draft('payment', 'py_c5'), draft('refund', 're_c5')]);
+    const shown = await paymentAsShown('py_c5');
+    expect(shown.findings).toHaveLength(2);
+    for (const finding of shown.findings) {
+      const { history: _history, ...alone } = (
+        await request(t.app).get(`/api/findings/${finding.id}`).set(auth)
+      ).body.data;
+      expect(finding).toEqual(alone);
+    }
+    expect(shown.findings[0].first_seen_at).toBe('2026-11-03T09:00:00.123Z');
   });
 });

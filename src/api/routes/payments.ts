@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { readPaymentDetails } from '../../projection/paymentDetails.ts';
-import { listPaymentIds } from '../../projection/readQueries.ts';
+import { listPaymentIds, readPaymentDetails } from '../../projection/readQueries.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
