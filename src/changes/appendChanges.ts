@@ -125,7 +125,8 @@ export async function insertChanges(db: Queryable, drafts: ChangeDraft[]): Promi
 
 /**
  * The next version of each object, whatever changed: for objects whose every recorded change is one (a
- * finding's opening or status change). The version row stays locked until commit.
+ * finding's opening or status change), so their digest is never compared (it holds the id's). The version
+ * row stays locked until commit.
  */
 export async function nextVersions(
   db: Queryable,

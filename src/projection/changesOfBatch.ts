@@ -10,7 +10,15 @@ import {
 import type { Queryable } from '../db/pool.ts';
 import { readPayoutDetail } from '../payouts/payoutDetail.ts';
 import type { BatchRows } from './batchRows.ts';
-import { INTERNAL, OBJECT_JSON, paymentJson } from './readQueries.ts';
+import { PAYMENT_COLUMNS } from './payments/paymentQueries.ts';
+import { INTERNAL, INTERNAL_COLUMNS, OBJECT_JSON, paymentJson } from './readQueries.ts';
+
+// The payment's columns the projection writes and the API shows, as a row: its text is far cheaper to digest
+// than the row's JSON, which holds the provider's whole snapshot.
+const PAYMENT_SHOWN = `row(${Object.keys(PAYMENT_COLUMNS)
+  .filter((column) => column !== 'id' && !INTERNAL_COLUMNS.includes(column))
+  .map((column) => `o.${column}`)
+  .join(', ')})`;
 
 // The provider's time of the snapshot shown: its own, or its status's when that came later.
 const SNAPSHOT_TIME = 'greatest(o.updated_at, o.status_updated_at)';
@@ -23,7 +31,7 @@ const TABLES = {
   payment: {
     object: 'payment',
     table: 'payments',
-    shown: `to_jsonb(o) - ${INTERNAL}`,
+    shown: PAYMENT_SHOWN,
     data: paymentJson('o'),
     accountId: 'o.account_id',
     accountType: 'o.account_type',

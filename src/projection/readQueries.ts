@@ -2,7 +2,19 @@ import type { Page, Queryable } from '../db/pool.ts';
 import { findingJson } from '../findings/presentFinding.ts';
 
 // Ordering bookkeeping, not facts about the payment.
-export const INTERNAL = `'{snapshot,event_row_id,status_terminal,status_rank,status_updated_at,status_event_row_id,fees_updated_at,fees_event_row_id,returned_fees_updated_at,returned_fees_event_row_id}'::text[]`;
+export const INTERNAL_COLUMNS: readonly string[] = [
+  'snapshot',
+  'event_row_id',
+  'status_terminal',
+  'status_rank',
+  'status_updated_at',
+  'status_event_row_id',
+  'fees_updated_at',
+  'fees_event_row_id',
+  'returned_fees_updated_at',
+  'returned_fees_event_row_id',
+];
+export const INTERNAL = `'{${INTERNAL_COLUMNS.join(',')}}'::text[]`;
 
 /** How the API shows each object inside a payment (alias: the object's table row); the changes feed too. */
 export const OBJECT_JSON = {
