@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jobs } from '../jobs/index.ts';
+import { startChangeSequencing } from '../src/changes/sequencingLoop.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { readsFromPrimary } from '../src/db/readPool.ts';
@@ -165,8 +166,11 @@ try {
   await boss.start();
   await createQueues(boss, jobs);
   let stopProcessing = async () => {};
+  let stopSequencing = async () => {};
   const workerSeconds = await timed('worker', async () => {
     stopProcessing = startEventProcessing({ pool, boss, log });
+    // The worker numbers the changes the projection appends, as the worker role does.
+    stopSequencing = startChangeSequencing({ pool, log });
     await startWorkers(
       {
         pool,
@@ -195,11 +199,12 @@ try {
   });
   const failed = (await pool.query(`select count(*)::int as n from events where status = 'failed'`)).rows[0]
     .n;
+  const changes = (await pool.query(`select count(*)::int as n from changes`)).rows[0].n;
   const baselineRate = N / baselineSeconds;
   const workerRate = N / workerSeconds;
   const endToEndRate = N / (workerSeconds + reconciledSeconds);
   process.stdout.write(
-    `${N} deliveries of ${payments} payments (${CLIENTS} baseline clients), ${failed} failed\n` +
+    `${N} deliveries of ${payments} payments (${CLIENTS} baseline clients), ${failed} failed, ${changes} changes appended\n` +
       `baseline INSERT … ON CONFLICT: ${baselineRate.toFixed(0)} rows/s\n` +
       `worker (claim loop):           ${workerRate.toFixed(0)} events/s, ratio ${(workerRate / baselineRate).toFixed(2)}\n` +
       `projected and reconciled:      ${endToEndRate.toFixed(0)} events/s, ratio ${(endToEndRate / baselineRate).toFixed(2)}` +
@@ -208,6 +213,7 @@ try {
   // The workers (reconcile-payments still runs after the last delivery is processed) use `pool`: a graceful
   // stop lets their jobs finish and closes pg-boss's own pool, and only then is `pool` closed.
   await stopProcessing();
+  await stopSequencing();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
   await finishProfile?.(N);

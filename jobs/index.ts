@@ -2,6 +2,7 @@ import type { JobDefinition } from '../src/queue/job.ts';
 import type { QueueName } from '../src/queue/queues.ts';
 import alertScan from './alert-scan.ts';
 import captureExpiryScan from './capture-expiry-scan.ts';
+import changePurge from './change-purge.ts';
 import closedPeriodCheck from './closed-period-check.ts';
 import dailyReport from './daily-report.ts';
 import feeConfigurationReport from './fee-configuration-report.ts';
@@ -33,6 +34,7 @@ const handlers = {
   'reconcile-payouts': reconcilePayouts,
   'payout-scan': payoutScan,
   'alert-scan': alertScan,
+  'change-purge': changePurge,
 } satisfies { [Name in QueueName]: { name: Name } };
 
 /** Every pg-boss queue Tally runs, in the registry's order. */

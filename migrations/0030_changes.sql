@@ -27,10 +27,21 @@ create index changes_unsequenced on changes (row_id) where seq is null;
 create index changes_recorded_at on changes (recorded_at);
 
 -- The sequencer's single row: the last position given, and the last position removed by retention (a cursor
--- at or below it is older than what the feed keeps).
+-- below it is older than what the feed keeps: the changes just after it are gone).
 create table change_sequencer (
   id boolean primary key default true check (id),
   last_seq bigint not null default 0,
   purged_through bigint not null default 0
 );
 insert into change_sequencer default values;
+
+-- Per object, the last version appended and a digest of the row it showed: the next change's version, and whether a
+-- write changed what the API shows (a rebuild that arrives at the same object appends nothing). Retention
+-- keeps these rows, so an object's versions never start over.
+create table change_versions (
+  object text not null,
+  object_id text not null,
+  version integer not null check (version > 0),
+  row_digest uuid not null,
+  primary key (object, object_id)
+);

@@ -121,6 +121,10 @@ export const configSchema = z.object({
   SCHEDULE_RETENTION_PURGE: cronExpression('30 3 * * *').meta({
     description: 'When the clock runs the retention purge.',
   }),
+  CHANGE_RETENTION_DAYS: integer(30).meta({
+    description:
+      'Changes (`GET /api/changes`) older than this many days are removed hourly; a cursor older than what is kept is answered 410.',
+  }),
   ALERT_FINDING_CODES: commaList
     .pipe(
       z.array(

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
-import { FINDING_COLUMNS } from './queries.ts';
+import { appendHistoryChanges } from './findingChanges.ts';
+import { CHANGED_IN_HISTORY, FINDING_COLUMNS } from './queries.ts';
 import type { FindingStatus, WorkflowAction } from './workflow.ts';
 
 export type FindingHistoryRow = {
@@ -20,16 +21,6 @@ export async function findFinding(db: Queryable, id: number, forUpdate = false) 
   return rows[0] ?? null;
 }
 
-/** A finding's status changes and notes, oldest first. */
-export async function listFindingHistory(db: Queryable, findingId: number): Promise<FindingHistoryRow[]> {
-  const { rows } = await db.query<FindingHistoryRow>(
-    `select actor, action, old_status, new_status, note, created_at
-       from finding_history where finding_id = $1::bigint order by id`,
-    [findingId],
-  );
-  return rows;
-}
-
 export type FindingChange = {
   findingId: number;
   actor: string;
@@ -43,7 +34,7 @@ export type FindingChange = {
 /** Applies a person's change (status and history row) to findings already locked by the caller. */
 export async function recordFindingChanges(db: Queryable, changes: FindingChange[]): Promise<void> {
   if (changes.length === 0) return;
-  await db.query(
+  const recorded = await db.query(
     `with changes as (
        select * from jsonb_to_recordset($1::jsonb)
          as c("findingId" bigint, actor text, action text, "oldStatus" text, "newStatus" text, note text, at timestamptz)
@@ -51,7 +42,10 @@ export async function recordFindingChanges(db: Queryable, changes: FindingChange
        update findings f set status = c."newStatus" from changes c where f.id = c."findingId"
      )
      insert into finding_history (finding_id, actor, action, old_status, new_status, note, created_at)
-     select "findingId", actor, action, "oldStatus", "newStatus", note, at from changes`,
+     select "findingId", actor, action, "oldStatus", "newStatus", note, at from changes
+     ${CHANGED_IN_HISTORY}`,
     [JSON.stringify(changes)],
   );
+  // A person's change: at the time of their action, naming no delivery.
+  await appendHistoryChanges(db, recorded.rows);
 }

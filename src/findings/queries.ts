@@ -1,4 +1,5 @@
 import type { Page, Queryable } from '../db/pool.ts';
+import { appendFindingChanges, appendHistoryChanges } from './findingChanges.ts';
 import type { FindingCode, FindingDraft } from './findings.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
@@ -29,7 +30,7 @@ const draftsOfRuns = (runs: FindingRun[]) =>
 export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise<void> {
   if (runs.every((run) => run.findings.length === 0)) return;
   const drafts = draftsOfRuns(runs);
-  await db.query(
+  const superseded = await db.query(
     `with superseded as (
        update findings f set status = 'resolved', resolved_at = d."seenAt"
          from jsonb_to_recordset($1::jsonb)
@@ -38,10 +39,12 @@ export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise
           and f.subject_id = d."subjectId"
           and (f.expected is distinct from d.expected or f.actual is distinct from d.actual)
        returning f.id, f.resolved_at)
-     ${historyOfSuperseded('resolved_at')}`,
+     ${historyOfSuperseded('resolved_at')}
+     ${CHANGED_IN_HISTORY}`,
     [drafts],
   );
-  await db.query(
+  await appendHistoryChanges(db, superseded.rows);
+  const upserted = await db.query<{ id: number; opened: boolean; first_seen_at: Date }>(
     `insert into findings (code, severity, subject_type, subject_id, account_id, currency, expected, actual, at_stake,
                            details, scope, first_seen_at, last_seen_at)
      select f.code, f.severity, f."subjectType", f."subjectId", coalesce(f."accountId", f."runAccountId"),
@@ -54,8 +57,16 @@ export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise
      on conflict (code, subject_type, subject_id) where status <> 'resolved' do update set
        severity = excluded.severity, expected = excluded.expected, actual = excluded.actual,
        at_stake = excluded.at_stake, details = excluded.details, account_id = excluded.account_id,
-       currency = excluded.currency, scope = excluded.scope, last_seen_at = excluded.last_seen_at`,
+       currency = excluded.currency, scope = excluded.scope, last_seen_at = excluded.last_seen_at
+     returning id, xmax = 0 as opened, first_seen_at`,
     [drafts],
+  );
+  // An insert (xmax 0) opened a finding; an update refreshed one, which changes no status.
+  await appendFindingChanges(
+    db,
+    upserted.rows
+      .filter((row) => row.opened)
+      .map((row) => ({ findingId: row.id, type: 'finding.opened', at: row.first_seen_at })),
   );
 }
 
@@ -65,7 +76,7 @@ export async function upsertFindings(db: Queryable, runs: FindingRun[]): Promise
  */
 export async function resolveFindings(db: Queryable, runs: FindingRun[]) {
   if (runs.length === 0) return;
-  await db.query(
+  const resolved = await db.query(
     `with reported as materialized (
        select * from jsonb_to_recordset($2::jsonb) as d(scope text, code text, "subjectType" text, "subjectId" text)
      ),
@@ -78,12 +89,14 @@ export async function resolveFindings(db: Queryable, runs: FindingRun[]) {
              where d.scope = f.scope and d.code = f.code and d."subjectType" = f.subject_type
                and d."subjectId" = f.subject_id)
        returning f.id, before.status as old_status, f.resolved_at)
-     ${HISTORY_OF_RESOLVED}`,
+     ${HISTORY_OF_RESOLVED}
+     ${CHANGED_IN_HISTORY}`,
     [
       JSON.stringify(runs.map(({ context }) => ({ scope: context.scope, seenAt: context.now }))),
       draftsOfRuns(runs),
     ],
   );
+  await appendHistoryChanges(db, resolved.rows);
 }
 
 /** The actor of changes Tally makes itself (reconciliation resolving or superseding a finding). */
@@ -95,6 +108,9 @@ export const historyOfSuperseded = (at: string) =>
      select id, '${SYSTEM_ACTOR}', 'supersede', 'accepted', 'resolved',
             'expected or actual changed after it was accepted: a new open finding follows', ${at}
        from superseded`;
+
+/** Ends a history insert: the rows the changes feed turns into finding changes (`appendHistoryChanges`). */
+export const CHANGED_IN_HISTORY = 'returning finding_id, action, old_status, new_status, created_at';
 
 // Completes a `with resolved as (update … returning id, old_status, resolved_at)`.
 const HISTORY_OF_RESOLVED = `insert into finding_history (finding_id, actor, action, old_status, new_status, created_at)
@@ -228,7 +244,7 @@ export async function listOpenFindingSubjects(db: Queryable, code: FindingCode):
  */
 export async function resolveDeliveredMissedEvents(db: Queryable, subjectIds: string[], now: Date) {
   if (subjectIds.length === 0) return;
-  await db.query(
+  const resolved = await db.query(
     `with resolved as (
        update findings f set status = 'resolved', resolved_at = $2::timestamptz, last_seen_at = $2::timestamptz
          from findings before,
@@ -238,7 +254,9 @@ export async function resolveDeliveredMissedEvents(db: Queryable, subjectIds: st
         where before.id = f.id and f.code = 'event_missed' and f.status <> 'resolved' and f.subject_id = delivered.id
           and delivered.delivered_updated_at >= (f.details ->> 'api_updated_at')::timestamptz
        returning f.id, before.status as old_status, f.resolved_at)
-     ${HISTORY_OF_RESOLVED}`,
+     ${HISTORY_OF_RESOLVED}
+     ${CHANGED_IN_HISTORY}`,
     [subjectIds, now],
   );
+  await appendHistoryChanges(db, resolved.rows);
 }

@@ -1,4 +1,5 @@
 import { jobs } from '../../jobs/index.ts';
+import { startChangeSequencing } from '../changes/sequencingLoop.ts';
 import { useBigintParser } from '../db/pool.ts';
 import { startEventProcessing } from '../projection/processingLoop.ts';
 import { enqueue } from '../queue/enqueue.ts';
@@ -7,10 +8,12 @@ import { type Runtime, runRole } from './runtime.ts';
 
 /**
  * The worker role: projects stored deliveries as they arrive (claimed from the raw log) and runs a pg-boss
- * worker for every queue in jobs/index.ts. Returns the step that stops the projection loop.
+ * worker for every queue in jobs/index.ts, and numbers committed changes for the feed. Returns the step that
+ * stops the projection and sequencing loops.
  */
 export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
   const stopProcessing = startEventProcessing(runtime);
+  const stopSequencing = startChangeSequencing(runtime);
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
   if (!runtime.config.PROVIDER_CLIENT_ID) {
     runtime.log.info(
@@ -20,7 +23,10 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
   // Catches up at once on reconciliations a crash (this worker's or another's) left behind.
   await enqueue(runtime.boss, 'reconcile-stale', [{}]);
   runtime.log.info({ queues: ['process-event', ...jobs.map((job) => job.name)] }, 'worker started');
-  return stopProcessing;
+  return async () => {
+    await stopProcessing();
+    await stopSequencing();
+  };
 }
 
 if (import.meta.main) {

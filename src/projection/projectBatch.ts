@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import type { BatchRows } from './batchRows.ts';
+import { appendChangesOfBatch } from './changesOfBatch.ts';
 import { listPaymentsOfCheckouts, upsertCheckouts } from './checkouts/checkoutQueries.ts';
 import { listPaymentsAfterDeclines, recordPaymentDeclines } from './declines/declineQueries.ts';
 import { upsertDisputes } from './disputes/disputeQueries.ts';
@@ -38,7 +39,8 @@ function shownFeeLists<Fee>(lists: FeeList<Fee>[], shownRowIds: Map<string, numb
 
 /**
  * Writes the rows of a batch with one statement per table, whatever the number of deliveries: the
- * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`). Returns the payments and the
+ * newer-wins rules run in SQL over the whole batch (see `newerWinsUpsert`), then the changes the feed
+ * serves are appended in the same transaction. Returns the payments and the
  * payouts whose reconciliation the batch may affect.
  */
 export async function projectBatch(
@@ -83,6 +85,7 @@ export async function projectBatch(
   const retriesAfterDeclines = await listPaymentsAfterDeclines(db, projectedPayments);
   const payoutIds = [...new Set(batch.payoutIds)];
   await projectPayouts(db, batch, payoutIds);
+  await appendChangesOfBatch(db, batch);
   return { paymentIds: [...batch.paymentIds, ...checkoutPayments, ...retriesAfterDeclines], payoutIds };
 }
 

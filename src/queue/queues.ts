@@ -231,6 +231,14 @@ export const queues = {
     scheduled: true,
     cronSetting: 'SCHEDULE_ALERT_SCAN',
   }),
+  /** Changes older than CHANGE_RETENTION_DAYS, removed in small batches. */
+  'change-purge': defineQueue({
+    payloadSchema: z.object({}),
+    // Small batches of a day's changes: minutes at most; one running an hour is stuck.
+    queue: longJob(3600),
+    scheduled: true,
+    cron: '17 * * * *',
+  }),
 };
 
 export type QueueName = keyof typeof queues;

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.ts';
 import { createApp } from '../../src/api/app.ts';
 import { createMetrics } from '../../src/api/metrics.ts';
+import { startChangeSequencing } from '../../src/changes/sequencingLoop.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { createReads, readsFromPrimary } from '../../src/db/readPool.ts';
@@ -110,6 +111,7 @@ export async function startTestApp(
   const processDeliveries =
     options.worker && (!options.workerJobs || options.workerJobs.includes('process-event'));
   const stopProcessing = processDeliveries ? startEventProcessing({ pool, boss, log }) : async () => {};
+  const stopSequencing = processDeliveries ? startChangeSequencing({ pool, log }) : async () => {};
   if (options.worker) await startWorkers({ pool, reads, boss, config, log, now }, workerJobs);
   return {
     app,
@@ -124,6 +126,7 @@ export async function startTestApp(
     now,
     close: async () => {
       await stopProcessing();
+      await stopSequencing();
       await boss.stop({ graceful: false });
       await reads.close();
       await pool.end();

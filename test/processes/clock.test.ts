@@ -32,6 +32,7 @@ it('schedules come from the SCHEDULE_* settings, with documented defaults, and b
     { job: 'retention-purge', cron: '30 3 * * *', timezone: 'UTC' },
     { job: 'payout-scan', cron: '*/15 * * * *', timezone: 'UTC' },
     { job: 'alert-scan', cron: '* * * * *', timezone: 'UTC' },
+    { job: 'change-purge', cron: '17 * * * *', timezone: 'UTC' },
   ]);
   const { loadConfig } = await import('../../src/config.ts');
   expect(schedulesFor(loadConfig({ SCHEDULE_DAILY_REPORT: '30 1 * * *' }))[5]).toEqual({

@@ -96,6 +96,7 @@ export const statusSchema = named(
   }),
 );
 
+export * from './changeSchemas.ts';
 export * from './periodSchemas.ts';
 export { components, documentedAs } from './registry.ts';
 export * from './reportAndStatementSchemas.ts';

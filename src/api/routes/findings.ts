@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Pool } from '../../db/pool.ts';
 import { changeFinding, WorkflowError } from '../../findings/changeFindings.ts';
 import { FINDING_ID, findingIdText } from '../../findings/findingId.ts';
-import { findFinding, listFindingHistory } from '../../findings/historyQueries.ts';
+import { presentFinding, readFindingWithHistory } from '../../findings/presentFinding.ts';
 import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import { HttpError } from '../errors.ts';
@@ -164,12 +164,7 @@ export async function applyFindingChange(
 }
 
 export async function findingWithHistory(pool: Pool, id: number) {
-  const finding = await findFinding(pool, id);
+  const finding = await readFindingWithHistory(pool, id);
   if (!finding) throw noFinding();
-  return { ...presentFinding(finding), history: await listFindingHistory(pool, id) };
-}
-
-/** The contract shape: ids are `fnd_`-prefixed like the provider's. */
-export function presentFinding(row: Record<string, unknown>) {
-  return { ...row, id: findingIdText(row.id as number) };
+  return finding;
 }

@@ -2,6 +2,7 @@ import { liveRoute, readyRoute } from '../health.ts';
 import { metricsRoute } from '../metricsRoutes.ts';
 import { documentRoute, viewerFileRoute, viewerRoute } from '../openapi/routes.ts';
 import { importStatementRoute, statementsRoute } from './bankStatements.ts';
+import { changesRoute } from './changes.ts';
 import { declinesRoute } from './declines.ts';
 import { disputesRoute } from './disputes.ts';
 import { eventRoute } from './events.ts';
@@ -9,7 +10,7 @@ import { findingAuditTrailRoute } from './findingAuditTrail.ts';
 import { changeFindingRoute, findingRoute, listFindingsRoute } from './findings.ts';
 import { startJobRoute } from './jobs.ts';
 import { achReturnsRoute, alertsRoute } from './opsSignals.ts';
-import { paymentRoute } from './payments.ts';
+import { paymentRoute, paymentsRoute } from './payments.ts';
 import { payoutCsvRoute, payoutRoute, payoutsRoute } from './payouts.ts';
 import { periodChangeRoutes } from './periodCloses.ts';
 import { journalRoute } from './periodJournal.ts';
@@ -52,4 +53,6 @@ export const routes: readonly Route[] = [
   ...periodChangeRoutes,
   ...periodFileRoutes,
   journalRoute,
+  changesRoute,
+  paymentsRoute,
 ];

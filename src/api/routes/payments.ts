@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { listFindings } from '../../findings/queries.ts';
-import { findPaymentDetail } from '../../projection/readQueries.ts';
+import { listPaymentIds, readPaymentDetails } from '../../projection/readQueries.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
-import { single } from './envelope.ts';
-import { presentFinding } from './findings.ts';
-import { pathId } from './params.ts';
+import { list, single } from './envelope.ts';
+import { paginateByKey } from './keyPagination.ts';
+import { pathId, text } from './params.ts';
+import { instant } from './payouts.ts';
 import { notFound, ok, route } from './route.ts';
-
-// Open and resolved findings about the payment or anything of it, newest first.
-const FINDINGS_PAGE = { limit: 500, afterId: null, beforeId: null };
 
 export const paymentRoute = route({
   method: 'get',
@@ -28,14 +25,52 @@ export const paymentRoute = route({
   handler:
     (deps) =>
     async (_req, res, { params: { id } }) => {
-      const detail = await findPaymentDetail(deps.reads.pool, id);
-      if (!detail) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
-      // listFindings returns one row past the page (to tell if more exist); the payment shows the page.
-      const findings = (await listFindings(deps.reads.pool, { paymentId: id }, FINDINGS_PAGE)).slice(
-        0,
-        FINDINGS_PAGE.limit,
+      const payment = (await readPaymentDetails(deps.reads.pool, [id])).get(id);
+      if (!payment) throw new HttpError(404, 'resource_not_found', 'no payment with that id');
+      res.json(single('payment', id, payment));
+    },
+});
+
+// Statuses stay free text: the provider's are kept verbatim, including ones the seed does not name.
+export const paymentsQuery = z.object({
+  account_id: text().optional(),
+  status: text().optional(),
+  updated_after: instant().optional(),
+});
+
+/** GET /api/payments: every payment, each as GET /api/payments/:id shows it, for a consumer's full resync. */
+export const paymentsRoute = route({
+  method: 'get',
+  path: '/api/payments',
+  tag: 'Payments',
+  auth: 'read',
+  summary: 'Payments by id, descending, each as GET /api/payments/{id} shows it',
+  description:
+    '`updated_after` (inclusive; a date is its start in UTC) selects payments whose shown snapshot is that recent. A page holds its place by id, so paging through while payments change misses none.',
+  query: paymentsQuery,
+  paging: 'keys',
+  answers: ok(
+    'A page of payments.',
+    schemas.page('PaymentPage', schemas.paymentSchema, 'A page of payments.'),
+  ),
+  handler:
+    (deps) =>
+    async (_req, res, { query, page }) => {
+      const filter = { accountId: query.account_id, status: query.status, updatedAfter: query.updated_after };
+      const ids = await listPaymentIds(deps.reads.pool, filter, page);
+      const { data, pageInfo } = paginateByKey(
+        ids.map((id) => ({ id })),
+        page,
       );
-      const { payment, ...related } = detail;
-      res.json(single('payment', id, { ...payment, ...related, findings: findings.map(presentFinding) }));
+      const shown = await readPaymentDetails(
+        deps.reads.pool,
+        data.map((row) => row.id),
+      );
+      res.json(
+        list(
+          data.flatMap((row) => shown.get(row.id) ?? []),
+          pageInfo,
+        ),
+      );
     },
 });
