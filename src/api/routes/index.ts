@@ -16,6 +16,7 @@ import { journalRoute, periodFileRoutes, periodRoute, periodsRoute } from './per
 import { reportRoutes, reportsRoute } from './reports.ts';
 import type { Route } from './route.ts';
 import { statusRoute } from './status.ts';
+import { subscriptionRoutes } from './subscriptions.ts';
 import { webhookRoute } from './webhooks.ts';
 
 /** Every route of `/webhooks`, the health checks and `/api`, in the order the document lists them. */
@@ -51,4 +52,5 @@ export const routes: readonly Route[] = [
   ...periodChangeRoutes,
   ...periodFileRoutes,
   journalRoute,
+  ...subscriptionRoutes,
 ];
