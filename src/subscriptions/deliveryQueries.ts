@@ -64,7 +64,8 @@ export async function claimDeliveries(
   if (locked.length === 0) return [];
   const { rows } = await client.query<ClaimedDelivery>(
     `update subscription_deliveries d
-        set leased_until = clock_timestamp() + make_interval(secs => $3)
+        -- In milliseconds: the claim comes back as a JS Date, and must compare equal when it returns.
+        set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
       where (d.subscription_id, d.seq) in (
         select w.subscription_id, w.seq from subscription_deliveries w
          where w.subscription_id = $1 and w.status = 'pending' and w.next_attempt_at <= now()
@@ -125,7 +126,7 @@ export async function recordResults(
   client: PoolClient,
   results: AttemptResult[],
   now: Date,
-): Promise<number[]> {
+): Promise<DisabledSubscription[]> {
   const column = <K extends keyof AttemptResult>(key: K) => results.map((result) => result[key]);
   await client.query(
     `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
@@ -211,14 +212,16 @@ async function updateFailingSince(client: PoolClient, results: AttemptResult[]):
   );
 }
 
-async function disableFailingSubscriptions(client: PoolClient, now: Date): Promise<number[]> {
-  const { rows } = await client.query<{ id: number }>(
+export type DisabledSubscription = { id: number; url: string; failing_since: Date };
+
+async function disableFailingSubscriptions(client: PoolClient, now: Date): Promise<DisabledSubscription[]> {
+  const { rows } = await client.query<DisabledSubscription>(
     `update subscriptions set enabled = false, disabled_reason = 'failing', disabled_at = $1, updated_at = $1
       where enabled and failing_since <= $1::timestamptz - make_interval(secs => $2)
-      returning id`,
+      returning id, url, failing_since`,
     [now, GIVE_UP_SECONDS],
   );
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 /**
