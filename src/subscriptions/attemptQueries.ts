@@ -53,6 +53,7 @@ export async function pruneAttempts(db: Queryable): Promise<void> {
 
 export type SubscriptionHealth = {
   subscription_id: number;
+  enabled: boolean;
   /** Seconds since the oldest change still waiting to be delivered was recorded; 0 when none waits. */
   lag_seconds: number;
   pending: number;
@@ -66,7 +67,7 @@ export type SubscriptionHealth = {
  */
 export async function summarizeSubscriptions(db: Queryable, now: Date): Promise<SubscriptionHealth[]> {
   const { rows } = await db.query<SubscriptionHealth>(
-    `select s.id as subscription_id,
+    `select s.id as subscription_id, s.enabled,
             greatest(0, extract(epoch from $1::timestamptz - least(d.oldest, (
               select c.recorded_at from changes c where c.seq > s.queued_through order by c.seq limit 1))))::float8
               as lag_seconds,

@@ -115,6 +115,7 @@ describe('GET /api/status', () => {
         payouts_unmatched_in_bank: 0,
         read_replica: null,
         failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
+        subscriptions: [],
       },
     });
   });

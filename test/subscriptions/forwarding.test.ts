@@ -152,7 +152,11 @@ describe('forwarding', () => {
     expect(slow.map((change) => change.object_version)).toEqual([1, 1, 2]);
     // The retry is the same change under the same id.
     expect(slow[0].id).toBe(slow[1].id);
-    const after = await request(t.app).get(`/api/subscriptions/${id}`).set(admin).expect(200);
+    const after = await waitFor('the deliveries to be recorded', async () => {
+      const detail = await request(t.app).get(`/api/subscriptions/${id}`).set(admin).expect(200);
+      until(detail.body.data.pending === 0, `pending ${detail.body.data.pending}`);
+      return detail;
+    });
     expect(after.body.data).toMatchObject({
       state: 'active',
       pending: 0,
@@ -392,5 +396,58 @@ describe('forwarding', () => {
     expect(attempt).toMatchObject({ outcome: 'timeout', error: 'no answer within 10 s' });
     expect(attempt.duration_ms).toBeGreaterThanOrEqual(9_900);
     expect(attempt.duration_ms).toBeLessThan(11_000);
+  });
+
+  it('reports each subscription’s lag and attempts by outcome in /api/status and /metrics', async () => {
+    let fail = true;
+    const { receiver, id, row } = await receiverWithSubscription(['payment.*'], (_req, res) => {
+      res.statusCode = fail ? 500 : 200;
+      res.end();
+    });
+    await appendChanges(t.pool, [
+      {
+        type: 'payment.created',
+        object_id: 'py_lag',
+        object_version: 1,
+        recorded_at: new Date(Date.now() - 90_000),
+      },
+    ]);
+    await waitForCount(receiver, 1);
+    const status = await waitFor('the failure in /api/status', async () => {
+      const answer = await request(t.app).get('/api/status').set(admin).expect(200);
+      const entry = answer.body.data.subscriptions.find((item: { id: string }) => item.id === id);
+      until(entry?.attempts.http_error === 1, 'not yet');
+      return entry;
+    });
+    expect(status).toEqual({
+      id,
+      enabled: true,
+      lag_seconds: expect.any(Number),
+      pending: 1,
+      failed: 0,
+      attempts: { http_error: 1 },
+    });
+    expect(status.lag_seconds).toBeGreaterThanOrEqual(90);
+    expect(status.lag_seconds).toBeLessThan(150);
+    const metrics = (await request(t.app).get('/metrics').set(admin).expect(200)).text;
+    const lag = Number(
+      new RegExp(`^tally_subscription_lag_seconds\\{subscription="${id}"\\} (\\S+)$`, 'm').exec(metrics)?.[1],
+    );
+    expect(lag).toBeGreaterThanOrEqual(90);
+    expect(metrics).toContain(
+      `tally_subscription_attempts_total{subscription="${id}",outcome="http_error"} 1\n`,
+    );
+    expect(metrics).toContain(`tally_subscription_enabled{subscription="${id}"} 1\n`);
+
+    fail = false;
+    await dueNow(row);
+    await waitForCount(receiver, 2);
+    const caughtUp = await waitFor('the delivery in /api/status', async () => {
+      const answer = await request(t.app).get('/api/status').set(admin).expect(200);
+      const entry = answer.body.data.subscriptions.find((item: { id: string }) => item.id === id);
+      until(entry?.pending === 0, 'not yet');
+      return entry;
+    });
+    expect(caughtUp).toMatchObject({ lag_seconds: 0, attempts: { http_error: 1, delivered: 1 } });
   });
 });

@@ -86,3 +86,16 @@ export const subscriptionListSchema = named(
     }),
   }),
 );
+
+export const subscriptionStatusSchema = named(
+  'SubscriptionStatus',
+  "A subscription's forwarding at a glance: `lag_seconds` is the age of its oldest change not yet delivered (0: none waits; it grows while disabled), `attempts` counts every attempt by outcome.",
+  z.strictObject({
+    id: z.string(),
+    enabled: z.boolean(),
+    lag_seconds: z.number().nonnegative(),
+    pending: count(),
+    failed: count(),
+    attempts: z.partialRecord(z.enum(ATTEMPT_OUTCOMES), count()),
+  }),
+);
