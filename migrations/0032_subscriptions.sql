@@ -23,7 +23,8 @@ create table subscriptions (
 );
 
 -- One row per change still to deliver to a subscription (pending) or given up on (failed); a delivered
--- change's row is deleted. `seq` orders an object's changes as their `object_version`s.
+-- change's row is deleted. `seq` orders an object's changes as their `object_version`s; only an object's
+-- first pending change (its `head`) may be sent, so a worker finds what it may send by index alone.
 create table subscription_deliveries (
   subscription_id bigint not null references subscriptions (id) on delete cascade,
   seq bigint not null,
@@ -31,6 +32,7 @@ create table subscription_deliveries (
   object_id text not null,
   recorded_at timestamptz not null,
   status text not null default 'pending' check (status in ('pending', 'failed')),
+  head boolean not null default false,
   attempts integer not null default 0,
   first_attempt_at timestamptz,
   next_attempt_at timestamptz not null default now(),
@@ -38,9 +40,9 @@ create table subscription_deliveries (
   leased_until timestamptz,
   primary key (subscription_id, seq)
 );
--- The next due deliveries of a subscription, and an object's earlier pending change.
-create index subscription_deliveries_due on subscription_deliveries (subscription_id, next_attempt_at)
-  where status = 'pending';
+-- The next due deliveries of a subscription, and an object's pending changes (to find its next head).
+create index subscription_deliveries_due on subscription_deliveries (subscription_id, next_attempt_at, seq)
+  where status = 'pending' and head;
 create index subscription_deliveries_object on subscription_deliveries (subscription_id, object, object_id, seq)
   where status = 'pending';
 

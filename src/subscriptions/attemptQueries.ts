@@ -41,12 +41,15 @@ export async function listAttempts(
 
 /** Removes each subscription's attempts older than its newest KEPT_ATTEMPTS. */
 export async function pruneAttempts(db: Queryable): Promise<void> {
+  // The cut-off is found once per subscription (by the newest-first index, materialized: as a join's inner
+  // side it would be found again for every attempt), then one range of each is deleted.
   await db.query(
-    `delete from subscription_attempts a
-      using subscriptions s
-      where a.subscription_id = s.id
-        and a.id < (select b.id from subscription_attempts b where b.subscription_id = s.id
-                     order by b.id desc offset $1 limit 1)`,
+    `with kept as materialized (
+       select s.id, (select b.id from subscription_attempts b where b.subscription_id = s.id
+                      order by b.id desc offset $1 limit 1) as cutoff
+         from subscriptions s
+     )
+     delete from subscription_attempts a using kept where a.subscription_id = kept.id and a.id < kept.cutoff`,
     [KEPT_ATTEMPTS - 1],
   );
 }

@@ -2,8 +2,6 @@
  * A change as forwarding posts it: the same JSON as one item of `GET /api/changes`. The body is built from
  * the stored row alone, so every attempt and every replay of a change sends the same bytes.
  */
-import type { Queryable } from '../db/pool.ts';
-
 export type ChangeRow = {
   seq: number;
   type: string;
@@ -38,13 +36,17 @@ export function changeBody(row: ChangeRow): string {
   });
 }
 
-/** The sequenced changes at these positions (a position retention removed is absent). */
-export async function findChanges(db: Queryable, seqs: number[]): Promise<ChangeRow[]> {
-  const { rows } = await db.query<ChangeRow>(
-    `select seq, type, object, object_id, object_version, account_id, account_type, occurred_at, recorded_at,
-            event_ids, data
-       from changes where seq = any($1::bigint[])`,
-    [seqs],
-  );
-  return rows;
+/** The columns a change is sent with, as a select list (`select … from changes`). */
+export const CHANGE_COLUMNS = `select seq, type, object, object_id, object_version, account_id, account_type, occurred_at,
+       recorded_at, event_ids, data`;
+
+/** A change read as JSON (`to_jsonb`), its times as text. */
+export type ChangeJson = Omit<ChangeRow, 'occurred_at' | 'recorded_at'> & {
+  occurred_at: string;
+  recorded_at: string;
+};
+
+/** A change read as JSON, its times as Dates again. */
+export function changeRowOf(json: ChangeJson): ChangeRow {
+  return { ...json, occurred_at: new Date(json.occurred_at), recorded_at: new Date(json.recorded_at) };
 }

@@ -1,5 +1,11 @@
-import type { PoolClient, Queryable } from '../db/pool.ts';
+import type { PoolClient } from '../db/pool.ts';
 import type { AttemptOutcome } from './attemptQueries.ts';
+import {
+  type ClaimedDelivery,
+  type DeliveryObject,
+  lockSubscriptions,
+  promoteHeads,
+} from './claimQueries.ts';
 
 // A change is of a subscription's types when it names it exactly or by its object (`payment.*`), as
 // src/changes/changeTypes.ts `typeMatches` says; no types: every type.
@@ -12,7 +18,7 @@ const OF_TYPES = (types: string, type: string) =>
  * what waits, and enabling them resumes from there. Returns how many changes were passed over.
  */
 export async function queueChanges(client: PoolClient, limit: number): Promise<number> {
-  const { rows } = await client.query<{ passed: number }>(
+  const { rows } = await client.query<{ passed: number; queued: DeliveryObject[] | null }>(
     `with subscription as (
        select id, types, queued_through from subscriptions
         where queued_through < (select last_seq from change_sequencer)
@@ -27,80 +33,21 @@ export async function queueChanges(client: PoolClient, limit: number): Promise<n
        select subscription_id, seq, object, object_id, recorded_at from next
         where ${OF_TYPES('types', 'type')}
        on conflict do nothing
+       returning subscription_id, object, object_id
      ), moved as (
        update subscriptions s set queued_through = n.through
          from (select subscription_id, max(seq) as through, count(*) as passed from next group by 1) n
         where s.id = n.subscription_id
        returning n.passed
      )
-     select coalesce(sum(passed), 0)::int as passed from moved`,
+     select (select coalesce(sum(passed), 0)::int from moved) as passed,
+            (select jsonb_agg(distinct jsonb_build_object('subscription_id', subscription_id, 'object', object,
+                                                          'object_id', object_id)) from queued) as queued`,
     [limit],
   );
+  // The subscriptions are still locked: the new changes' objects get their heads before anyone claims.
+  await promoteHeads(client, rows[0]?.queued ?? []);
   return rows[0]?.passed ?? 0;
-}
-
-export type ClaimedDelivery = {
-  subscription_id: number;
-  seq: number;
-  /** The claim: a result is recorded only while the delivery is still held under it. */
-  leased_until: Date;
-};
-
-/**
- * Claims due deliveries of one subscription, if no other worker is claiming for it: at most `concurrency`
- * held at once across workers, and never a change while an earlier change of the same object is still
- * waiting (so each object's changes go out in `object_version` order).
- */
-export async function claimDeliveries(
-  client: PoolClient,
-  subscriptionId: number,
-  concurrency: number,
-  leaseSeconds: number,
-): Promise<ClaimedDelivery[]> {
-  const { rows: locked } = await client.query(
-    'select 1 from subscriptions where id = $1 and enabled for update skip locked',
-    [subscriptionId],
-  );
-  if (locked.length === 0) return [];
-  const { rows } = await client.query<ClaimedDelivery>(
-    `update subscription_deliveries d
-        -- In milliseconds: the claim comes back as a JS Date, and must compare equal when it returns.
-        set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
-      where (d.subscription_id, d.seq) in (
-        select w.subscription_id, w.seq from subscription_deliveries w
-         where w.subscription_id = $1 and w.status = 'pending' and w.next_attempt_at <= now()
-           and (w.leased_until is null or w.leased_until < now())
-           and not exists (select 1 from subscription_deliveries e
-                            where e.subscription_id = w.subscription_id and e.object = w.object
-                              and e.object_id = w.object_id and e.status = 'pending' and e.seq < w.seq)
-         order by w.next_attempt_at, w.seq
-         limit greatest(0, $2 - (select count(*) from subscription_deliveries h
-                                  where h.subscription_id = $1 and h.status = 'pending' and h.leased_until >= now())))
-     returning d.subscription_id, d.seq, d.leased_until`,
-    [subscriptionId, concurrency, leaseSeconds],
-  );
-  return rows;
-}
-
-/** Removes claimed deliveries that can never be sent. */
-export async function dropDeliveries(db: Queryable, claims: ClaimedDelivery[]): Promise<void> {
-  await db.query(
-    `delete from subscription_deliveries d
-      using unnest($1::bigint[], $2::bigint[]) as r(subscription_id, seq)
-      where d.subscription_id = r.subscription_id and d.seq = r.seq`,
-    [claims.map((claim) => claim.subscription_id), claims.map((claim) => claim.seq)],
-  );
-}
-
-/** The subscriptions that may have something due. */
-export async function listSendingSubscriptions(db: Queryable) {
-  const { rows } = await db.query<{ id: number }>(
-    `select s.id from subscriptions s
-      where s.enabled and exists (select 1 from subscription_deliveries d
-                                   where d.subscription_id = s.id and d.status = 'pending' and d.next_attempt_at <= now())
-      order by s.id`,
-  );
-  return rows.map((row) => row.id);
 }
 
 export type AttemptResult = ClaimedDelivery & {
@@ -128,6 +75,8 @@ export async function recordResults(
   now: Date,
 ): Promise<DisabledSubscription[]> {
   const column = <K extends keyof AttemptResult>(key: K) => results.map((result) => result[key]);
+  // Serialized with queuing, claiming and replaying for these subscriptions, which move heads too.
+  await lockSubscriptions(client, column('subscription_id'));
   await client.query(
     `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
      select * from unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[])`,
@@ -187,6 +136,8 @@ export async function recordResults(
       failed.map((r) => r.attempted_at),
     ],
   );
+  // A delivered or given-up change hands its object's turn to the next one.
+  await promoteHeads(client, results);
   return disabled;
 }
 
@@ -226,10 +177,17 @@ async function disableFailingSubscriptions(client: PoolClient, now: Date): Promi
 
 /**
  * Queues the subscription's changes after `afterSeq` again, of its types, under the same ids: those already
- * delivered or given up on become due now; those still waiting keep their place.
+ * delivered or given up on become due now; those still waiting keep their place. Each object's heads are then
+ * its first pending change again.
  */
-export async function replayDeliveries(db: Queryable, subscriptionId: number, afterSeq: number, now: Date) {
-  const { rowCount } = await db.query(
+export async function replayDeliveries(
+  client: PoolClient,
+  subscriptionId: number,
+  afterSeq: number,
+  now: Date,
+) {
+  await lockSubscriptions(client, [subscriptionId]);
+  const { rowCount } = await client.query(
     `insert into subscription_deliveries as d (subscription_id, seq, object, object_id, recorded_at, next_attempt_at)
      select s.id, c.seq, c.object, c.object_id, c.recorded_at, $3
        from subscriptions s join changes c on c.seq > $2 and c.seq <= s.queued_through
@@ -239,6 +197,14 @@ export async function replayDeliveries(db: Queryable, subscriptionId: number, af
         set status = 'pending', attempts = 0, first_attempt_at = null, next_attempt_at = excluded.next_attempt_at
       where d.status = 'failed'`,
     [subscriptionId, afterSeq, now],
+  );
+  await client.query(
+    `update subscription_deliveries d set head = (d.seq = first.seq)
+       from (select object, object_id, min(seq) as seq from subscription_deliveries
+              where subscription_id = $1 and status = 'pending' group by 1, 2) first
+      where d.subscription_id = $1 and d.status = 'pending' and d.object = first.object
+        and d.object_id = first.object_id and d.head <> (d.seq = first.seq)`,
+    [subscriptionId],
   );
   return rowCount ?? 0;
 }

@@ -84,5 +84,5 @@ export async function rotateSubscriptionSecret(pool: Pool, id: number, now: Date
 
 /** Queues the subscription's changes after `afterSeq` (0: every change kept) again. */
 export async function replaySubscription(pool: Pool, id: number, afterSeq: number, now: Date) {
-  return replayDeliveries(pool, id, afterSeq, now);
+  return withTransaction(pool, (client) => replayDeliveries(client, id, afterSeq, now));
 }

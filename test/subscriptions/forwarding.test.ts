@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pruneAttempts } from '../../src/subscriptions/attemptQueries.ts';
 import { startForwarding } from '../../src/subscriptions/forwardChanges.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
@@ -449,5 +450,20 @@ describe('forwarding', () => {
       return entry;
     });
     expect(caughtUp).toMatchObject({ lag_seconds: 0, attempts: { http_error: 1, delivered: 1 } });
+  });
+
+  it('keeps the newest 1000 attempts of each subscription', async () => {
+    const { row } = await receiverWithSubscription(['payout.*']);
+    await t.pool.query(
+      `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, duration_ms)
+       select $1, n, now(), 'delivered', 1 from generate_series(1, 1500) n`,
+      [row],
+    );
+    await pruneAttempts(t.pool);
+    const { rows } = await t.pool.query(
+      'select count(*)::int as kept, min(seq)::int as oldest from subscription_attempts where subscription_id = $1',
+      [row],
+    );
+    expect(rows[0]).toEqual({ kept: 1000, oldest: 501 });
   });
 });
