@@ -213,6 +213,10 @@ export const configSchema = z.object({
     description:
       "When the clock builds the previous month's period close report (after the provider's 24-hour retry window), and checks closed periods for changes.",
   }),
+  FORWARD_CONCURRENCY: integer(16).meta({
+    description:
+      "Changes sent at once to one subscription's URL, across every worker (docs/changes.md, Forwarding): different objects go out in parallel, each object's changes one after another.",
+  }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

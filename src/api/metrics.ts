@@ -186,5 +186,46 @@ export function createMetrics(
         if (lag) this.set(lag.oldestUnreconciledSeconds ?? 0);
       },
     }),
+    subscriptionLag: new Gauge({
+      name: 'tally_subscription_lag_seconds',
+      help: "Age of each subscription's oldest change not yet delivered (0: none waits); grows while it is disabled",
+      labelNames: ['subscription'] as const,
+      registers: [registry],
+      async collect() {
+        const subscriptions = (await readGauges()).subscriptions;
+        if (!subscriptions) return;
+        this.reset();
+        for (const entry of subscriptions)
+          this.set({ subscription: `sub_${entry.subscription_id}` }, entry.lag_seconds);
+      },
+    }),
+    subscriptionEnabled: new Gauge({
+      name: 'tally_subscription_enabled',
+      help: 'Whether each subscription sends (1) or is disabled (0), by hand or after failing for 3 days',
+      labelNames: ['subscription'] as const,
+      registers: [registry],
+      async collect() {
+        const subscriptions = (await readGauges()).subscriptions;
+        if (!subscriptions) return;
+        this.reset();
+        for (const entry of subscriptions)
+          this.set({ subscription: `sub_${entry.subscription_id}` }, entry.enabled ? 1 : 0);
+      },
+    }),
+    subscriptionAttempts: new Counter({
+      name: 'tally_subscription_attempts_total',
+      help: 'Attempts to post a change to each subscription, by outcome (delivered, http_error, redirect, timeout, network_error, refused_address)',
+      labelNames: ['subscription', 'outcome'] as const,
+      registers: [registry],
+      async collect() {
+        // Counted in the database by every worker, so each web process reports the same totals.
+        const subscriptions = (await readGauges()).subscriptions;
+        if (!subscriptions) return;
+        this.reset();
+        for (const entry of subscriptions)
+          for (const [outcome, attempts] of Object.entries(entry.attempts))
+            this.inc({ subscription: `sub_${entry.subscription_id}`, outcome }, attempts ?? 0);
+      },
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { countUnknownValuesByField } from '../projection/readQueries.ts';
 import type { Boss } from '../queue/boss.ts';
 import { countJobsByQueue, type JobCounts } from '../queue/jobCounts.ts';
 import { type ReconciliationLag, summarizeReconciliationLag } from '../reconciliation/stateQueries.ts';
+import { type SubscriptionHealth, summarizeSubscriptions } from '../subscriptions/attemptQueries.ts';
 import { type SweepSummary, summarizeSweeps } from '../sweep/readQueries.ts';
 
 /** What one collection read from the database; a read that failed is null (its gauges keep their last value). */
@@ -23,6 +24,7 @@ export type DatabaseGauges = {
   jobs: JobCounts | null;
   findings: OpenFindingCount[] | null;
   oldestWaitingSeconds: number | null;
+  subscriptions: SubscriptionHealth[] | null;
 };
 
 const UNREAD: DatabaseGauges = {
@@ -35,6 +37,7 @@ const UNREAD: DatabaseGauges = {
   jobs: null,
   findings: null,
   oldestWaitingSeconds: null,
+  subscriptions: null,
 };
 
 const orNull = <T>(read: Promise<T>): Promise<T | null> => read.catch(() => null);
@@ -58,6 +61,7 @@ async function collectDatabaseGauges(pool: Pool, boss: Boss): Promise<DatabaseGa
     jobs: await orNull(countJobsByQueue(boss)),
     findings: await orNull(countOpenFindingsByCode(pool)),
     oldestWaitingSeconds: await orNull(findOldestWaitingDeliverySeconds(pool)),
+    subscriptions: await orNull(summarizeSubscriptions(pool, new Date())),
   };
 }
 

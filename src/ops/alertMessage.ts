@@ -89,10 +89,25 @@ function findingMessage(alert: AlertRow): Rendered {
   };
 }
 
+function subscriptionDisabledMessage(alert: AlertRow): Rendered {
+  const p = alert.payload;
+  return {
+    text: `Forwarding to ${p.url} (subscription ${p.subscription_id}) is disabled: every attempt failed since ${p.failing_since}. Its changes wait; enable it to resume. Console: ${p.console_path}`,
+    color: 'danger',
+    fields: [
+      field('Subscription', p.subscription_id),
+      field('URL', p.url),
+      field('Failing since', p.failing_since),
+      field('Disabled at', p.disabled_at),
+    ],
+  };
+}
+
 function render(alert: AlertRow): Rendered {
   if (alert.kind === 'capture_expiring' || alert.kind === 'capture_expired') return captureMessage(alert);
   if (alert.kind === 'dispute_due') return disputeDueMessage(alert);
   if (alert.kind === 'digest') return digestMessage(alert);
+  if (alert.kind === 'subscription_disabled') return subscriptionDisabledMessage(alert);
   return findingMessage(alert);
 }
 

@@ -4,16 +4,18 @@ import { useBigintParser } from '../db/pool.ts';
 import { startEventProcessing } from '../projection/processingLoop.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { startWorkers } from '../queue/workers.ts';
+import { startForwarding } from '../subscriptions/forwardChanges.ts';
 import { type Runtime, runRole } from './runtime.ts';
 
 /**
- * The worker role: projects stored deliveries as they arrive (claimed from the raw log) and runs a pg-boss
- * worker for every queue in jobs/index.ts, and numbers committed changes for the feed. Returns the step that
- * stops the projection and sequencing loops.
+ * The worker role: projects stored deliveries as they arrive (claimed from the raw log), numbers committed
+ * changes for the feed, forwards them to subscriptions and runs a pg-boss worker for every queue in
+ * jobs/index.ts. Returns the step that stops the projection, sequencing and forwarding loops.
  */
 export async function startWorker(runtime: Runtime): Promise<() => Promise<void>> {
   const stopProcessing = startEventProcessing(runtime);
   const stopSequencing = startChangeSequencing(runtime);
+  const stopForwarding = startForwarding(runtime);
   await startWorkers({ ...runtime, now: () => new Date() }, jobs);
   if (!runtime.config.PROVIDER_CLIENT_ID) {
     runtime.log.info(
@@ -22,10 +24,12 @@ export async function startWorker(runtime: Runtime): Promise<() => Promise<void>
   }
   // Catches up at once on reconciliations a crash (this worker's or another's) left behind.
   await enqueue(runtime.boss, 'reconcile-stale', [{}]);
-  runtime.log.info({ queues: ['process-event', ...jobs.map((job) => job.name)] }, 'worker started');
+  runtime.log.info(
+    { queues: ['process-event', 'forward-changes', ...jobs.map((job) => job.name)] },
+    'worker started',
+  );
   return async () => {
-    await stopProcessing();
-    await stopSequencing();
+    await Promise.all([stopProcessing(), stopSequencing(), stopForwarding()]);
   };
 }
 

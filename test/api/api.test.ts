@@ -116,6 +116,7 @@ describe('GET /api/status', () => {
         provider_ledger_failures: [],
         read_replica: null,
         failed_jobs: Object.fromEntries(queueNames.map((name) => [name, 0])),
+        subscriptions: [],
       },
     });
   });

@@ -95,6 +95,16 @@ describe('benchmarks, run small', () => {
       ],
     },
     {
+      name: 'bench:forward',
+      args: ['--expose-gc', 'bench/forward.ts', '500'],
+      env: { BENCH_ROUNDS: '1', BENCH_SECONDS: '5', BENCH_RATE: '50' },
+      shows: [
+        /^round 1: 500 deliveries projected, without forwarding \d+\/s, with \d+\/s .* ratio [\d.]+$/m,
+        /^throughput with forwarding \/ without: [\d.]+ \(best of 1\)$/m,
+        /^steady: (\d+) changes at 50\/s for 5 s, \1 delivered; lag p50 [\d.]+ s, p99 [\d.]+ s/m,
+      ],
+    },
+    {
       name: 'bench:sizing',
       args: ['bench/sizing.ts', '2'],
       env: {},

@@ -144,4 +144,30 @@ export async function seedConsoleLists(t: TestApp): Promise<void> {
     ],
   );
   await runJobThroughApi(t, { Authorization: `Bearer ${API_TOKEN}` }, 'daily-report', { date: '2026-11-04' });
+  await seedSubscription(t);
+}
+
+/** A failing subscription to a long URL, with a long error among its attempts and a change given up on. */
+async function seedSubscription(t: TestApp): Promise<void> {
+  const { rows } = await t.pool.query<{ id: number }>(
+    `insert into subscriptions (url, types, description, secret, queued_through, failing_since)
+     values ($1, '{payment.*,refund.created,dispute.*,finding.opened}', $2, 'whsec_c2VjcmV0', 0, now() - interval '2 hours')
+     returning id`,
+    [`https://orders.internal.merchant-services.example.com/tally/changes/${ACCOUNT}/receive`, LONG_SENTENCE],
+  );
+  const id = rows[0]?.id;
+  await t.pool.query(
+    `insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at, status, attempts,
+                                          first_attempt_at)
+     values ($1, 1, 'payment', $2, now() - interval '3 days', 'failed', 25, now() - interval '3 days'),
+            ($1, 2, 'payment', $3, now() - interval '2 hours', 'pending', 4, now() - interval '2 hours')`,
+    [id, paymentId(1), paymentId(2)],
+  );
+  await t.pool.query(
+    `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
+     values ($1, 2, now() - interval '1 hour', 'http_error', 503, 40, 'answered 503'),
+            ($1, 2, now() - interval '30 minutes', 'network_error', null, 10000, $2),
+            ($1, 1, now() - interval '20 minutes', 'delivered', 200, 12, null)`,
+    [id, `${LONG_SENTENCE} ECONNRESET`],
+  );
 }

@@ -22,6 +22,7 @@ const LIST_PAGES = [
   '/console/declines',
   '/console/reports',
   '/console/periods',
+  '/console/subscriptions',
 ];
 
 const WIDTHS = [
@@ -106,7 +107,7 @@ describe('every console list fits the screen', () => {
     await page.goto(`${base}/console`);
     const links = await page.$$eval('header nav a', (anchors) => anchors.map((a) => a.getAttribute('href')));
     expect(links.map((href) => href?.split('?')[0]).sort()).toEqual([...LIST_PAGES].sort());
-    expect(LIST_PAGES).toHaveLength(10);
+    expect(LIST_PAGES).toHaveLength(11);
   });
 
   for (const screen of WIDTHS)
@@ -128,7 +129,7 @@ describe('every console list fits the screen', () => {
       expect(problems).toEqual([]);
     }, 60_000);
 
-  it('keeps each page a list links to (a finding, delivery, payment, payout, report, period) no wider than the window', async () => {
+  it('keeps each page a list links to (a finding, delivery, payment, payout, report, period, subscription) no wider than the window', async () => {
     const pages: string[] = [];
     for (const listPath of [
       '/console/periods',
@@ -137,6 +138,7 @@ describe('every console list fits the screen', () => {
       '/console/declines',
       '/console/payouts',
       '/console/reports',
+      '/console/subscriptions',
     ]) {
       await page.goto(`${base}${listPath}`);
       pages.push(await page.$eval('main table tbody a', (link) => link.getAttribute('href') as string));

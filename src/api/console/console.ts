@@ -16,6 +16,7 @@ import { readYourChanges } from './readYourChanges.ts';
 import { renderPage } from './render.ts';
 import { consoleSession, provideCsrfToken, requireHttps, requireSignIn, signInRoutes } from './session.ts';
 import { signInLimit } from './signInLimit.ts';
+import { subscriptionPages } from './subscriptionPages.ts';
 
 /**
  * Security headers for every console page: no script at all (so none inline), styles only from the console's
@@ -74,6 +75,7 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
     opsPages(deps),
     declinePages(deps),
     periodPages(deps),
+    subscriptionPages(deps),
     findingActions(deps),
   );
   router.use((req, res) => renderPage(req, res, 'error', { status: 404, message: 'No such page.' }, 404));

@@ -18,6 +18,13 @@ const helpers = {
   money: (cents: unknown, currency: unknown) =>
     typeof cents === 'number' ? formatMoney(cents, typeof currency === 'string' ? currency : null) : '—',
   time,
+  /** A lag in seconds for reading: `0 s`, `42 s`, `3 min 20 s`, `5 h 12 min`. */
+  seconds: (value: number) => {
+    const whole = Math.round(value);
+    if (whole < 60) return `${whole} s`;
+    if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+    return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
+  },
   /** A stored body or value for reading: card numbers cut to the last four, indented JSON. */
   json: (value: unknown) => JSON.stringify(redactCardNumbers(value), null, 2) ?? 'null',
 };

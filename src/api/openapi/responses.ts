@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FALLBACK_REASONS } from '../../db/readPool.ts';
 import { count, named, timestamp } from './registry.ts';
+import { subscriptionStatusSchema } from './subscriptionSchemas.ts';
 
 export const errorSchema = named(
   'Error',
@@ -93,6 +94,7 @@ export const statusSchema = named(
       })
       .nullable(),
     failed_jobs: z.record(z.string(), count()),
+    subscriptions: z.array(subscriptionStatusSchema),
   }),
 );
 

@@ -18,6 +18,7 @@ import { periodFileRoutes, periodRoute, periodsRoute } from './periods.ts';
 import { reportRoutes, reportsRoute } from './reports.ts';
 import type { Route } from './route.ts';
 import { statusRoute } from './status.ts';
+import { subscriptionRoutes } from './subscriptions.ts';
 import { webhookRoute } from './webhooks.ts';
 
 /** Every route of `/webhooks`, the health checks and `/api`, in the order the document lists them. */
@@ -55,4 +56,5 @@ export const routes: readonly Route[] = [
   journalRoute,
   changesRoute,
   paymentsRoute,
+  ...subscriptionRoutes,
 ];

@@ -45,7 +45,7 @@ export type Route<
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   P extends Paging | undefined = Paging | undefined,
 > = {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   tag: string;
   summary: string;

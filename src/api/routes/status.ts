@@ -6,6 +6,7 @@ import { countJobsByQueue } from '../../queue/jobCounts.ts';
 import { summarizeFeeChecks } from '../../reconciliation/readQueries.ts';
 import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts';
 import { summarizeRetention } from '../../retention/queries.ts';
+import { summarizeSubscriptions } from '../../subscriptions/attemptQueries.ts';
 import { summarizeSweeps } from '../../sweep/readQueries.ts';
 import * as schemas from '../openapi/responses.ts';
 import { readReplicaStatus } from '../readReplicaStatus.ts';
@@ -23,18 +24,29 @@ export const statusRoute = route({
     schemas.single('StatusEnvelope', 'status', schemas.statusSchema, 'Status.'),
   ),
   handler: (deps) => async (_req, res) => {
-    const [events, jobs, fees, unknownValues, sweeps, retention, reconciliation, payouts, ledgerFailures] =
-      await Promise.all([
-        countEventsByStatus(deps.pool),
-        countJobsByQueue(deps.boss),
-        summarizeFeeChecks(deps.pool),
-        summarizeUnknownValues(deps.pool),
-        summarizeSweeps(deps.pool),
-        summarizeRetention(deps.pool),
-        summarizeReconciliationLag(deps.pool),
-        summarizePayoutStatus(deps.pool),
-        listFailedLedgerListings(deps.pool),
-      ]);
+    const [
+      events,
+      jobs,
+      fees,
+      unknownValues,
+      sweeps,
+      retention,
+      reconciliation,
+      payouts,
+      ledgerFailures,
+      subscriptions,
+    ] = await Promise.all([
+      countEventsByStatus(deps.pool),
+      countJobsByQueue(deps.boss),
+      summarizeFeeChecks(deps.pool),
+      summarizeUnknownValues(deps.pool),
+      summarizeSweeps(deps.pool),
+      summarizeRetention(deps.pool),
+      summarizeReconciliationLag(deps.pool),
+      summarizePayoutStatus(deps.pool),
+      listFailedLedgerListings(deps.pool),
+      summarizeSubscriptions(deps.pool, deps.now()),
+    ]);
     res.json(
       single('status', null, {
         unprocessed_events: events.received,
@@ -69,6 +81,17 @@ export const statusRoute = route({
         read_replica: readReplicaStatus(deps.reads),
         failed_jobs: Object.fromEntries(
           Object.entries(jobs).map(([queue, counts]) => [queue, counts.failed]),
+        ),
+        // Forwarding: each subscription's lag and attempts by outcome (docs/changes.md).
+        subscriptions: subscriptions.map(
+          ({ subscription_id, enabled, lag_seconds, pending, failed, attempts }) => ({
+            id: `sub_${subscription_id}`,
+            enabled,
+            lag_seconds,
+            pending,
+            failed,
+            attempts,
+          }),
         ),
       }),
     );

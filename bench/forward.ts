@@ -1,0 +1,170 @@
+// npm run bench:forward [-- N]: forwarding's cost and lag, with one subscription to a fast local receiver.
+// 1. Throughput: the worker projects N stored deliveries without forwarding, then (on a fresh database) with
+//    forwarding sending every change meanwhile; the ratio of the two rates, best of BENCH_ROUNDS (default 2).
+// 2. Lag and memory: changes appended at BENCH_RATE a second (default 500) for BENCH_SECONDS (default 600):
+//    the p50/p99 time from a change's commit to its arrival, and the process's heap, first minute to last.
+// Changes come from the projections' outbox when it appends them; where it does not, the bench appends one
+// change per delivery itself (said in the output), so forwarding has the same work either way.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jobs } from '../jobs/index.ts';
+import { sequenceChanges } from '../src/changes/sequenceChanges.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { createPool, type Pool, useBigintParser } from '../src/db/pool.ts';
+import { createLogger } from '../src/logger.ts';
+import { release } from '../src/processes/release.ts';
+import { startEventProcessing } from '../src/projection/processingLoop.ts';
+import { createBoss } from '../src/queue/boss.ts';
+import { createQueues } from '../src/queue/job.ts';
+import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
+import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
+import { appendChanges, percentile, startFastReceiver, storeDeliveries } from './forwardLoad.ts';
+import { countArgument, endPool } from './measure.ts';
+
+useBigintParser();
+const N = countArgument('N', 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
+const log = createLogger('warn');
+const config = Object.freeze({ FORWARD_CONCURRENCY: 16, ALERT_DIGEST_MINUTES: undefined });
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-forward-'));
+await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
+const database = await startEmbeddedPostgres(dataDir, log);
+const server = database.connectionString.replace(/\/postgres$/, '');
+let databases = 0;
+/** A fresh migrated database (cloned from the first one migrated). */
+async function freshDatabase(admin: Pool): Promise<string> {
+  databases += 1;
+  await admin.query(`create database bench_${databases} template bench_template`);
+  return `${server}/bench_${databases}`;
+}
+
+/** Whether projecting a delivery appends its change (the projections' outbox), tried on one delivery. */
+async function outboxAppends(admin: Pool): Promise<boolean> {
+  const url = await freshDatabase(admin);
+  const pool = createPool(url, log, 4);
+  const boss = createBoss(url, log, { max: 2 });
+  await boss.start();
+  await createQueues(boss, jobs);
+  await storeDeliveries(pool, 1, 'probe');
+  const stop = startEventProcessing({ pool, boss, log });
+  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
+    await sleep(50);
+  await stop();
+  const appended = (await pool.query(`select count(*)::int as n from changes`)).rows[0].n > 0;
+  await boss.stop({ graceful: true, timeout: 20_000 });
+  await endPool(pool);
+  return appended;
+}
+
+/** Projects N deliveries, forwarding or not: events a second, and the changes forwarded meanwhile. */
+async function projectionRun(admin: Pool, forwarding: boolean, outbox: boolean) {
+  const url = await freshDatabase(admin);
+  const pool = createPool(url, log, 12);
+  const boss = createBoss(url, log, { max: 4 });
+  await boss.start();
+  await createQueues(boss, jobs);
+  await storeDeliveries(pool, N, 'fwd');
+  // Without the outbox, the change each delivery would have appended, committed up front: forwarding sends
+  // them flat out while the worker projects (with the outbox they come as the projection goes).
+  if (!outbox) await appendChanges(pool, 0, N, N);
+  const receiver = await startFastReceiver();
+  if (forwarding) await createSubscription(pool, { url: receiver.url });
+  const started = performance.now();
+  const stopProcessing = startEventProcessing({ pool, boss, log });
+  const stopForwarding = forwarding ? startForwarding({ pool, boss, log, config }) : async () => {};
+  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
+    await sleep(50);
+  const seconds = (performance.now() - started) / 1000;
+  const forwarded = receiver.arrivals.length;
+  await stopProcessing();
+  await stopForwarding();
+  await receiver.close();
+  await boss.stop({ graceful: true, timeout: 20_000 });
+  await endPool(pool);
+  return { rate: N / seconds, forwarded };
+}
+
+/** Appends RATE changes a second for SECONDS, forwarding them; lag from commit to arrival, and the heap. */
+async function steadyRun(admin: Pool) {
+  const url = await freshDatabase(admin);
+  const pool = createPool(url, log, 12);
+  const boss = createBoss(url, log, { max: 4 });
+  await boss.start();
+  await createQueues(boss, jobs);
+  const receiver = await startFastReceiver();
+  await createSubscription(pool, { url: receiver.url });
+  const stopForwarding = startForwarding({ pool, boss, log, config });
+  const heap: { at: number; used: number }[] = [];
+  const started = Date.now();
+  const perTick = RATE / 10;
+  const objects = 5000;
+  let appended = 0;
+  for (let tick = 0; Date.now() - started < SECONDS * 1000; tick += 1) {
+    const due = started + tick * 100;
+    if (due > Date.now()) await sleep(due - Date.now());
+    await appendChanges(pool, appended, perTick, objects);
+    appended += perTick;
+    if (tick % 100 === 0) {
+      globalThis.gc?.();
+      heap.push({ at: (Date.now() - started) / 1000, used: process.memoryUsage().heapUsed });
+    }
+  }
+  await sequenceChanges(pool);
+  const last = await pool.query(`select max(seq) as seq from changes`);
+  while (!receiver.arrivals.some((arrival) => arrival.id === `chg_${last.rows[0].seq}`)) await sleep(100);
+  await stopForwarding();
+  const { rows } = await pool.query<{ seq: number; recorded_at: Date }>(
+    `select seq, recorded_at from changes`,
+  );
+  const arrived = new Map<string, number>();
+  for (const arrival of receiver.arrivals) if (!arrived.has(arrival.id)) arrived.set(arrival.id, arrival.at);
+  const lags = rows.map(
+    (row) => ((arrived.get(`chg_${row.seq}`) ?? Date.now()) - row.recorded_at.getTime()) / 1000,
+  );
+  await receiver.close();
+  await boss.stop({ graceful: true, timeout: 20_000 });
+  await endPool(pool);
+  return { appended, delivered: arrived.size, seconds: (Date.now() - started) / 1000, lags, heap };
+}
+
+try {
+  const admin = createPool(`${server}/postgres`, log, 2);
+  await admin.query('create database bench_template');
+  await release(`${server}/bench_template`, log);
+  const outbox = await outboxAppends(admin);
+  const ratios: number[] = [];
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const without = await projectionRun(admin, false, outbox);
+    const withForwarding = await projectionRun(admin, true, outbox);
+    ratios.push(withForwarding.rate / without.rate);
+    process.stdout.write(
+      `round ${round}: ${N} deliveries projected, without forwarding ${without.rate.toFixed(0)}/s, with ${withForwarding.rate.toFixed(0)}/s ` +
+        `(${withForwarding.forwarded} changes forwarded meanwhile; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ratio ${(withForwarding.rate / without.rate).toFixed(2)}\n`,
+    );
+  }
+  process.stdout.write(
+    `throughput with forwarding / without: ${Math.max(...ratios).toFixed(2)} (best of ${ROUNDS})\n`,
+  );
+  const steady = await steadyRun(admin);
+  const firstMinute = steady.heap.filter((sample) => sample.at >= 10 && sample.at < 70);
+  const lastMinute = steady.heap.filter((sample) => sample.at >= steady.seconds - 70);
+  const mean = (samples: { used: number }[]) =>
+    samples.reduce((sum, s) => sum + s.used, 0) / Math.max(1, samples.length);
+  process.stdout.write(
+    `steady: ${steady.appended} changes at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
+      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${Math.max(...steady.lags).toFixed(2)} s\n` +
+      `heap: ${steady.heap.map((sample) => `${sample.at.toFixed(0)}s ${(sample.used / 2 ** 20).toFixed(0)}MiB`).join(', ')}\n` +
+      (firstMinute.length && lastMinute.length
+        ? `heap last minute / first minute: ${(mean(lastMinute) / mean(firstMinute)).toFixed(2)}\n`
+        : 'heap: too short a run to compare minutes\n'),
+  );
+  await endPool(admin);
+} finally {
+  await database.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}

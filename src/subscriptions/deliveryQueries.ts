@@ -1,0 +1,210 @@
+import type { PoolClient } from '../db/pool.ts';
+import type { AttemptOutcome } from './attemptQueries.ts';
+import {
+  type ClaimedDelivery,
+  type DeliveryObject,
+  lockSubscriptions,
+  promoteHeads,
+} from './claimQueries.ts';
+
+// A change is of a subscription's types when it names it exactly or by its object (`payment.*`), as
+// src/changes/changeTypes.ts `typeMatches` says; no types: every type.
+const OF_TYPES = (types: string, type: string) =>
+  `(cardinality(${types}) = 0 or ${type} = any(${types}) or split_part(${type}, '.', 1) || '.*' = any(${types}))`;
+
+/**
+ * Queues, for each subscription no other worker is queuing for, the next `limit` sequenced changes after
+ * where it stopped, those of its types as deliveries. Disabled subscriptions are queued too: their lag shows
+ * what waits, and enabling them resumes from there. Returns how many changes were passed over.
+ */
+export async function queueChanges(client: PoolClient, limit: number): Promise<number> {
+  const { rows } = await client.query<{ passed: number; queued: DeliveryObject[] | null }>(
+    `with subscription as (
+       select id, types, queued_through from subscriptions
+        where queued_through < (select last_seq from change_sequencer)
+        order by id for update skip locked
+     ), next as (
+       select s.id as subscription_id, s.types, c.seq, c.type, c.object, c.object_id, c.recorded_at
+         from subscription s
+         cross join lateral (select seq, type, object, object_id, recorded_at from changes
+                              where seq > s.queued_through order by seq limit $1) c
+     ), queued as (
+       insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at)
+       select subscription_id, seq, object, object_id, recorded_at from next
+        where ${OF_TYPES('types', 'type')}
+       on conflict do nothing
+       returning subscription_id, object, object_id
+     ), moved as (
+       update subscriptions s set queued_through = n.through
+         from (select subscription_id, max(seq) as through, count(*) as passed from next group by 1) n
+        where s.id = n.subscription_id
+       returning n.passed
+     )
+     select (select coalesce(sum(passed), 0)::int from moved) as passed,
+            (select jsonb_agg(distinct jsonb_build_object('subscription_id', subscription_id, 'object', object,
+                                                          'object_id', object_id)) from queued) as queued`,
+    [limit],
+  );
+  // The subscriptions are still locked: the new changes' objects get their heads before anyone claims.
+  await promoteHeads(client, rows[0]?.queued ?? []);
+  return rows[0]?.passed ?? 0;
+}
+
+export type AttemptResult = ClaimedDelivery & {
+  attempted_at: Date;
+  outcome: AttemptOutcome;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+};
+
+/** The waits after each failed attempt, in seconds; after the last, every 2 hours. */
+export const RETRY_SECONDS = [5, 30, 120, 600, 1800, 3600] as const;
+export const RETRY_EVERY_SECONDS = 7200;
+/** After this long since its first attempt, a change still failing is given up on (`failed`). */
+export const GIVE_UP_SECONDS = 3 * 24 * 3600;
+
+/**
+ * Records attempts: a delivered change leaves the queue, a failed one waits for its next attempt or, 3 days
+ * after its first, is `failed`. A subscription whose attempts all failed for 3 days is disabled (its changes
+ * then wait, rather than fail). Returns the subscriptions this disabled.
+ */
+export async function recordResults(
+  client: PoolClient,
+  results: AttemptResult[],
+  now: Date,
+): Promise<DisabledSubscription[]> {
+  const column = <K extends keyof AttemptResult>(key: K) => results.map((result) => result[key]);
+  // Serialized with queuing, claiming and replaying for these subscriptions, which move heads too.
+  await lockSubscriptions(client, column('subscription_id'));
+  await client.query(
+    `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
+     select * from unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[])`,
+    [
+      column('subscription_id'),
+      column('seq'),
+      column('attempted_at'),
+      column('outcome'),
+      column('status_code'),
+      column('duration_ms'),
+      column('error'),
+    ],
+  );
+  await client.query(
+    `insert into subscription_attempt_counts as n (subscription_id, outcome, attempts)
+     select subscription_id, outcome, count(*) from unnest($1::bigint[], $2::text[]) as r(subscription_id, outcome)
+      group by 1, 2 order by 1, 2
+     on conflict (subscription_id, outcome) do update set attempts = n.attempts + excluded.attempts`,
+    [column('subscription_id'), column('outcome')],
+  );
+  const delivered = results.filter((result) => result.outcome === 'delivered');
+  const failed = results.filter((result) => result.outcome !== 'delivered');
+  await client.query(
+    `delete from subscription_deliveries d
+      using unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as r(subscription_id, seq, leased_until)
+      where d.subscription_id = r.subscription_id and d.seq = r.seq and d.leased_until = r.leased_until`,
+    [
+      delivered.map((r) => r.subscription_id),
+      delivered.map((r) => r.seq),
+      delivered.map((r) => r.leased_until),
+    ],
+  );
+  await updateFailingSince(client, results);
+  const disabled = await disableFailingSubscriptions(client, now);
+  await client.query(
+    `update subscription_deliveries d
+        set attempts = d.attempts + 1,
+            first_attempt_at = coalesce(d.first_attempt_at, r.attempted_at),
+            leased_until = null,
+            next_attempt_at = r.attempted_at
+              + make_interval(secs => coalesce(($4::int[])[d.attempts + 1], $5)),
+            status = case when s.enabled and coalesce(d.first_attempt_at, r.attempted_at)
+                                               <= r.attempted_at - make_interval(secs => $6)
+                          then 'failed' else 'pending' end
+       from unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $7::timestamptz[])
+              as r(subscription_id, seq, leased_until, attempted_at),
+            subscriptions s
+      where d.subscription_id = r.subscription_id and d.seq = r.seq and d.leased_until = r.leased_until
+        and s.id = d.subscription_id`,
+    [
+      failed.map((r) => r.subscription_id),
+      failed.map((r) => r.seq),
+      failed.map((r) => r.leased_until),
+      RETRY_SECONDS,
+      RETRY_EVERY_SECONDS,
+      GIVE_UP_SECONDS,
+      failed.map((r) => r.attempted_at),
+    ],
+  );
+  // A delivered or given-up change hands its object's turn to the next one.
+  await promoteHeads(client, results);
+  return disabled;
+}
+
+// Per subscription: a delivered attempt clears `failing_since`; the first failure after it sets it.
+async function updateFailingSince(client: PoolClient, results: AttemptResult[]): Promise<void> {
+  const bySubscription = new Map<number, { delivered: Date | null; failingSince: Date | null }>();
+  for (const result of [...results].sort((a, b) => a.attempted_at.getTime() - b.attempted_at.getTime())) {
+    const state = bySubscription.get(result.subscription_id) ?? { delivered: null, failingSince: null };
+    if (result.outcome === 'delivered')
+      Object.assign(state, { delivered: result.attempted_at, failingSince: null });
+    else state.failingSince ??= result.attempted_at;
+    bySubscription.set(result.subscription_id, state);
+  }
+  const entries = [...bySubscription].sort(([a], [b]) => a - b);
+  await client.query(
+    `update subscriptions s
+        set last_delivered_at = coalesce(greatest(s.last_delivered_at, r.delivered), s.last_delivered_at),
+            failing_since = case when r.delivered is not null then r.failing_since
+                                 else coalesce(s.failing_since, r.failing_since) end
+       from unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[]) as r(id, delivered, failing_since)
+      where s.id = r.id`,
+    [entries.map(([id]) => id), entries.map(([, s]) => s.delivered), entries.map(([, s]) => s.failingSince)],
+  );
+}
+
+export type DisabledSubscription = { id: number; url: string; failing_since: Date };
+
+async function disableFailingSubscriptions(client: PoolClient, now: Date): Promise<DisabledSubscription[]> {
+  const { rows } = await client.query<DisabledSubscription>(
+    `update subscriptions set enabled = false, disabled_reason = 'failing', disabled_at = $1, updated_at = $1
+      where enabled and failing_since <= $1::timestamptz - make_interval(secs => $2)
+      returning id, url, failing_since`,
+    [now, GIVE_UP_SECONDS],
+  );
+  return rows;
+}
+
+/**
+ * Queues the subscription's changes after `afterSeq` again, of its types, under the same ids: those already
+ * delivered or given up on become due now; those still waiting keep their place. Each object's heads are then
+ * its first pending change again.
+ */
+export async function replayDeliveries(
+  client: PoolClient,
+  subscriptionId: number,
+  afterSeq: number,
+  now: Date,
+) {
+  await lockSubscriptions(client, [subscriptionId]);
+  const { rowCount } = await client.query(
+    `insert into subscription_deliveries as d (subscription_id, seq, object, object_id, recorded_at, next_attempt_at)
+     select s.id, c.seq, c.object, c.object_id, c.recorded_at, $3
+       from subscriptions s join changes c on c.seq > $2 and c.seq <= s.queued_through
+      where s.id = $1 and ${OF_TYPES('s.types', 'c.type')}
+      order by c.seq
+     on conflict (subscription_id, seq) do update
+        set status = 'pending', attempts = 0, first_attempt_at = null, next_attempt_at = excluded.next_attempt_at
+      where d.status = 'failed'`,
+    [subscriptionId, afterSeq, now],
+  );
+  await client.query(
+    `update subscription_deliveries d set head = (d.seq = first.seq)
+       from (select object, object_id, min(seq) as seq from subscription_deliveries
+              where subscription_id = $1 and status = 'pending' group by 1, 2) first
+      where d.subscription_id = $1 and d.status = 'pending' and d.object = first.object
+        and d.object_id = first.object_id and d.head <> (d.seq = first.seq)`,
+    [subscriptionId],
+  );
+  return rowCount ?? 0;
+}

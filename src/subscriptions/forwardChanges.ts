@@ -1,0 +1,186 @@
+/**
+ * The worker role's forwarding: numbers committed changes, queues them per subscription, and sends each
+ * claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
+ * deliveries under a lock others skip, and a claim lapses after LEASE_SECONDS, so a delivery a killed worker
+ * held is sent again (at least once, under the same `webhook-id`). Results are recorded by a second loop
+ * alongside, so sending never waits for the database to take the last results.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sequenceChanges } from '../changes/sequenceChanges.ts';
+import type { Config } from '../config.ts';
+import { type Pool, withTransaction } from '../db/pool.ts';
+import type { Logger } from '../logger.ts';
+import type { Boss } from '../queue/boss.ts';
+import { pruneAttempts } from './attemptQueries.ts';
+import { changeBody, changeId } from './changeBody.ts';
+import { claimDeliveries, dropDeliveries, listSendingSubscriptions } from './claimQueries.ts';
+import { type AttemptResult, queueChanges } from './deliveryQueries.ts';
+import { signingSecrets } from './queries.ts';
+import { recordAttempts } from './recordAttempts.ts';
+import { SEND_TIMEOUT_MS, sendChange } from './sendChange.ts';
+import { webhookHeaders } from './signing.ts';
+
+/** How long a claim holds a delivery: well past the 10 s a send may take and the write of its result. */
+export const LEASE_SECONDS = 30;
+/** How often an idle loop looks again: part of the forwarding lag when nothing waits. */
+const IDLE_MS = 100;
+/** How often new changes are numbered and queued, and the subscriptions with something due listed. */
+const QUEUE_EVERY_MS = 50;
+const QUEUE_BATCH = 5000;
+const PRUNE_EVERY_MS = 60_000;
+const MAX_ERROR_WAIT_MS = 10_000;
+
+export type ForwardingContext = {
+  pool: Pool;
+  boss: Boss;
+  log: Logger;
+  config: Pick<Config, 'FORWARD_CONCURRENCY' | 'ALERT_DIGEST_MINUTES'>;
+};
+
+/** A promise resolved by the next `notify()`: how one loop wakes the other. */
+function signal() {
+  let resolve: () => void = () => undefined;
+  let next = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return {
+    next: () => next,
+    notify: () => {
+      resolve();
+      next = new Promise<void>((done) => {
+        resolve = done;
+      });
+    },
+  };
+}
+
+/** Starts forwarding; the returned function stops it after the sends in flight have been recorded. */
+export function startForwarding(context: ForwardingContext): () => Promise<void> {
+  const stopping = new AbortController();
+  const log = context.log.child({ job: 'forward-changes' });
+  const finished: AttemptResult[] = [];
+  // The results being written now: answered, so no longer counted as being sent.
+  let recording: AttemptResult[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const sent = signal();
+  const recorded = signal();
+  let lastQueued = 0;
+  let lastPruned = Date.now();
+  let sending: number[] = [];
+
+  const wait = (ms: number, ...wakers: Promise<void>[]) =>
+    Promise.race([sleep(ms, undefined, { signal: stopping.signal }), ...wakers]).catch(() => undefined);
+
+  async function queueNewChanges(): Promise<void> {
+    lastQueued = Date.now();
+    await sequenceChanges(context.pool);
+    while (
+      (await withTransaction(context.pool, (client) => queueChanges(client, QUEUE_BATCH))) === QUEUE_BATCH
+    );
+    sending = await listSendingSubscriptions(context.pool);
+    if (Date.now() - lastPruned > PRUNE_EVERY_MS) {
+      lastPruned = Date.now();
+      await pruneAttempts(context.pool);
+    }
+  }
+
+  async function claimAndSend(subscriptionId: number): Promise<number> {
+    const answered = finished
+      .filter((result) => result.subscription_id === subscriptionId)
+      .map((result) => result.seq);
+    const claimed = await withTransaction(context.pool, (client) =>
+      claimDeliveries(client, subscriptionId, {
+        concurrency: context.config.FORWARD_CONCURRENCY,
+        leaseSeconds: LEASE_SECONDS,
+        answered: [
+          ...answered,
+          ...recording
+            .filter((result) => result.subscription_id === subscriptionId)
+            .map((result) => result.seq),
+        ],
+      }),
+    );
+    if (!claimed) return 0;
+    // A change retention removed while it waited can no longer be sent.
+    const gone = claimed.claims.filter((claim) => claim.change === null);
+    if (gone.length > 0) await withTransaction(context.pool, (client) => dropDeliveries(client, gone));
+    const now = new Date();
+    const secrets = signingSecrets(claimed.subscription, now);
+    for (const { change, ...claim } of claimed.claims) {
+      if (!change) continue;
+      const body = changeBody(change);
+      const id = changeId(claim.seq);
+      const attempt = sendChange(
+        claimed.subscription.url,
+        webhookHeaders(secrets, id, body, now),
+        body,
+        SEND_TIMEOUT_MS,
+      ).then((result) => {
+        finished.push({ ...claim, ...result, attempted_at: now });
+        sent.notify();
+      });
+      inFlight.add(attempt);
+      void attempt.finally(() => inFlight.delete(attempt));
+    }
+    return claimed.claims.length;
+  }
+
+  /** Claims and sends what is due; goes round again as soon as results free slots or objects' turns. */
+  async function sendLoop(): Promise<void> {
+    let errors = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        if (Date.now() - lastQueued >= QUEUE_EVERY_MS) await queueNewChanges();
+        let claims = 0;
+        for (const subscriptionId of sending) claims += await claimAndSend(subscriptionId);
+        errors = 0;
+        // An answer frees a slot, a recorded one may give an object its next turn: either is a reason to claim.
+        await wait(claims > 0 ? QUEUE_EVERY_MS : IDLE_MS, recorded.next(), sent.next());
+      } catch (err) {
+        errors += 1;
+        log.error(err, 'forward-changes: could not queue or claim changes; trying again');
+        await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
+      }
+    }
+  }
+
+  async function recordFinished(): Promise<void> {
+    const results = finished.splice(0, finished.length);
+    if (results.length === 0) return;
+    recording = results;
+    try {
+      await recordAttempts(context, results);
+      recorded.notify();
+    } catch (err) {
+      // Kept for the next try; if this process dies first, the claims lapse and the changes go out again.
+      finished.unshift(...results);
+      throw err;
+    } finally {
+      recording = [];
+    }
+  }
+
+  /** Records finished attempts as they come, in batches: a delivered change hands its object's turn on. */
+  async function recordLoop(): Promise<void> {
+    let errors = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        await recordFinished();
+        errors = 0;
+        if (finished.length === 0) await wait(IDLE_MS, sent.next());
+      } catch (err) {
+        errors += 1;
+        log.error(err, 'forward-changes: could not record attempts; trying again');
+        await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
+      }
+    }
+  }
+
+  const loops = Promise.all([sendLoop(), recordLoop()]);
+  return async () => {
+    stopping.abort();
+    await loops;
+    await Promise.allSettled(inFlight);
+    await recordFinished().catch((err: unknown) => log.error(err, 'forward-changes: results not recorded'));
+  };
+}

@@ -1,0 +1,39 @@
+/** What a subscription is made or changed with (API and console), each problem naming its field. */
+import { z } from 'zod';
+import { freeText, text } from '../api/routes/params.ts';
+import { changeTypePatterns } from '../changes/changeTypes.ts';
+import { describeIssues } from '../zodIssues.ts';
+import { targetProblem } from './targets.ts';
+
+const url = text({ maxLength: 2048 }).superRefine((value, context) => {
+  const problem = targetProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+const description = freeText({ maxLength: 500 }).nullable();
+
+export const newSubscriptionBody = z.strictObject({
+  url,
+  types: changeTypePatterns.optional(),
+  description: description.optional(),
+});
+
+export const subscriptionChangeBody = z.strictObject({
+  url: url.optional(),
+  types: changeTypePatterns.optional(),
+  description: description.optional(),
+  enabled: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
+export const replayBody = z.strictObject({
+  after: z.string({ error: 'must be a cursor of GET /api/changes' }).max(200).optional(),
+});
+
+/** Parses a body with `schema`, or names the first problems (`url: must be an http or https URL`). */
+export function parseBody<Schema extends z.ZodType>(
+  schema: Schema,
+  body: unknown,
+): { ok: true; value: z.output<Schema> } | { ok: false; problem: string } {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, problem: describeIssues(parsed.error, 'body', 3) };
+}
