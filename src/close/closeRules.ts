@@ -13,7 +13,7 @@ const RETRY_WINDOW_MS = 24 * 3600_000;
 
 const iso = (value: Date | null) => value?.toISOString() ?? 'never';
 
-/** Whether a finding of this severity meets CLOSE_BLOCKING_SEVERITY: that severity or worse blocks a close. */
+/** The severities that block a close under CLOSE_BLOCKING_SEVERITY: that one and every worse one (none for `none`). */
 const blockingSeverities = (threshold: Config['CLOSE_BLOCKING_SEVERITY']) =>
   threshold === 'none' ? [] : SEVERITIES.slice(SEVERITIES.indexOf(threshold));
 
