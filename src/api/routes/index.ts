@@ -7,7 +7,7 @@ import { disputesRoute } from './disputes.ts';
 import { eventRoute } from './events.ts';
 import { findingAuditTrailRoute } from './findingAuditTrail.ts';
 import { changeFindingRoute, findingRoute, listFindingsRoute } from './findings.ts';
-import { startJobRoute } from './jobs.ts';
+import { startJobRoutes, unknownJobRoute } from './jobs.ts';
 import { achReturnsRoute, alertsRoute } from './opsSignals.ts';
 import { paymentRoute } from './payments.ts';
 import { payoutCsvRoute, payoutRoute, payoutsRoute } from './payouts.ts';
@@ -36,7 +36,8 @@ export const routes: readonly Route[] = [
   changeFindingRoute,
   alertsRoute,
   achReturnsRoute,
-  startJobRoute,
+  ...startJobRoutes,
+  unknownJobRoute,
   payoutsRoute,
   payoutRoute,
   payoutCsvRoute,
