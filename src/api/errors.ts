@@ -48,7 +48,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       res.status(known[0]).json(errorBody(known[1], known[2]));
       return;
     }
-    // Routers with path parameters name the parameter (api/params.ts); this is the net for any other route.
+    // Routers with path parameters name the parameter (routes/mountRoutes.ts, routes/params.ts); this is the net for any other route.
     if (isPathDecodeError(err)) {
       res.status(400).json(errorBody('invalid_parameter', 'path: must be valid percent-encoded UTF-8'));
       return;

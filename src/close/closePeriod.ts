@@ -50,7 +50,7 @@ async function hasActivity(db: Queryable, from: Date, to: Date): Promise<boolean
   return rows[0]?.active === true;
 }
 
-/** Every rule (DESIGN.md, "Closing") the period breaks now, as sentences; none when it may be closed. */
+/** Every rule (docs/month-end.md, "Closing a month") the period breaks now, as sentences; none when it may be closed. */
 export async function findCloseRefusals(
   db: Queryable,
   period: string,

@@ -47,7 +47,7 @@ const feeKind = (type: string) =>
   `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;
 
 /**
- * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (DESIGN.md,
+ * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (docs/month-end.md,
  * "When each item counts"): sales and their fees when the payment succeeded; refunds and the fees they returned
  * on the refund's creation; ACH returns and the fees they handed back when the payment first showed failed;
  * disputes withdrawn on creation and returned when won; payouts on creation, reversed when they failed or were

@@ -72,7 +72,7 @@ describe('a signed delivery', () => {
 });
 
 // The provider's own SDK test events, byte for byte, signed as their suites expect
-// (shared/provider/README.md). `alter` changes one byte of the body; `unlisted` are payment fields the seed
+// (test/fixtures/recorded/sdk-signature-vector.jsonl). `alter` changes one byte of the body; `unlisted` are payment fields the seed
 // does not name, which Tally must keep. (The Ruby event has no `amount_returned`/`returned`: it predates them.)
 const sdkVectors = [
   {
