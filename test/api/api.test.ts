@@ -166,6 +166,15 @@ describe('POST /api/jobs/:name', () => {
     expect(response.body.error.message).toContain('date');
   });
 
+  it('refuses a JSON body over 16 KiB with 413 saying so', async () => {
+    const response = await request(t.app)
+      .post('/api/jobs/daily-report')
+      .set(auth)
+      .send({ date: 'x'.repeat(17 * 1024) });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: { code: 'payload_too_large', message: 'body exceeds 16 KiB' } });
+  });
+
   it.each([
     [
       'retention-purge',
@@ -181,6 +190,11 @@ describe('POST /api/jobs/:name', () => {
       'daily-report',
       { date: '2026-11-01', period: '2026-11', x: 1 },
       'body.period, body.x: not a field of daily-report (it takes date)',
+    ],
+    [
+      'reconcile-stale',
+      { '4242424242424242': 1, 'a\u0000b': 2 },
+      '2 other fields: not a field of reconcile-stale (it takes none)',
     ],
   ])(
     'refuses a field %s does not take with 400 naming it, and queues nothing',

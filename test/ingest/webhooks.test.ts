@@ -227,7 +227,7 @@ describe('bodies that are not a valid envelope', () => {
     const big = JSON.stringify(paymentEvent({ padding: 'x'.repeat(1024 * 1024) }));
     const response = await postSigned(t.app, big);
     expect(response.status).toBe(413);
-    expect(response.body.error.code).toBe('payload_too_large');
+    expect(response.body.error).toEqual({ code: 'payload_too_large', message: 'body exceeds 1 MiB' });
     expect(await countEvents()).toBe(0);
   });
 

@@ -35,6 +35,17 @@ function fieldsOf(job: ScheduledJob): string {
   return fields.length === 0 ? 'it takes none' : `it takes ${fields.join(', ')}`;
 }
 
+/**
+ * The fields named back to the client: a name like `account_id` as it was sent; any other (a control
+ * character, a digit run that may be a card number) only counted, since an answer never repeats such input.
+ */
+function fieldNames(keys: string[]): string {
+  const named = keys.filter((key) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(key));
+  const others = keys.length - named.length;
+  const unnamed = others === 0 ? [] : [`${others} other field${others === 1 ? '' : 's'}`];
+  return [...named.map((key) => `body.${key}`), ...unnamed].join(', ');
+}
+
 /** One operation per scheduled job, its body the job's own payload: a client can tell which body fits. */
 export const startJobRoutes = scheduledJobs.map((job) => {
   const payload = job.payloadSchema.clone();
@@ -83,13 +94,13 @@ async function startJob(deps: RouteDeps, declared: ScheduledJob, req: Request, r
   const parsed = declared.payloadSchema.safeParse(body);
   if (!parsed.success) {
     const foreign = parsed.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys' ? issue.keys.map((key) => `body.${key}`) : [],
+      issue.code === 'unrecognized_keys' ? issue.keys : [],
     );
     if (foreign.length > 0)
       throw new HttpError(
         400,
         'invalid_parameter',
-        `${foreign.join(', ')}: not a field of ${job.name} (${fieldsOf(declared)})`,
+        `${fieldNames(foreign)}: not a field of ${job.name} (${fieldsOf(declared)})`,
       );
     throw new HttpError(422, 'payload_invalid', describeIssues(parsed.error, 'body'));
   }

@@ -69,7 +69,7 @@ export const payoutsRoute = route({
   path: '/api/payouts',
   tag: 'Payouts',
   auth: 'read',
-  summary: 'Payouts, newest deposit first',
+  summary: "Payouts, newest first (by the provider's created_at, then id)",
   description: '`deposits_after` is inclusive, `deposits_before` exclusive; a date is its start in UTC.',
   query: payoutsQuery,
   paging: 'keys',
