@@ -140,4 +140,4 @@ it('the production first run in docs/provider.md can be followed in order', asyn
   expect(backfill.code, backfill.stderr).toBe(0);
   const payouts = await fetch(url('/api/jobs/payout-sync'), { method: 'POST', headers: auth });
   expect(payouts.status).toBe(202);
-}, 180_000);
+}, 300_000);
