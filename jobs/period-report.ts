@@ -1,19 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkClosedPeriods } from '../src/close/checkClosedPeriods.ts';
 import { recordHeldMismatches } from '../src/close/heldMismatches.ts';
 import { currentPeriodReport } from '../src/close/periodService.ts';
 import { periodOf, previousPeriod } from '../src/close/periods.ts';
 import { renderPeriodCsv } from '../src/close/renderPeriod.ts';
 import { renderPeriodHtml } from '../src/close/renderPeriodHtml.ts';
+import { enqueue } from '../src/queue/enqueue.ts';
 import { defineJob } from '../src/queue/job.ts';
 
 /**
  * Builds the close report of a business month (the previous one, unless one is named) and writes it to
  * REPORTS_DIR as `period-<YYYY-MM>.{json,csv,html}` when that is set; GET /api/periods/:period serves it live.
  * The report reads the replica when one is configured and within its lag. An ended period's tie-out opens or
- * resolves its `period_held_mismatch` findings. Then checks the closed periods
- * against their stored versions on the primary, as the hourly closed-period-check does.
+ * resolves its `period_held_mismatch` findings. Then queues a closed-period-check, which checks the closed
+ * periods against their stored versions with its own retries.
  */
 export default defineJob('period-report', {
   async handle(payload, context) {
@@ -31,7 +31,6 @@ export default defineJob('period-report', {
     context.log.info({ period, accounts: report.accounts.length }, 'period report built');
     const mismatches = await recordHeldMismatches(context.pool, report, context.now());
     context.log.info({ period, mismatches }, 'period tie-out recorded');
-    const checked = await checkClosedPeriods(context.pool, context.config, context.now());
-    context.log.info(checked, 'closed periods checked');
+    await enqueue(context.boss, 'closed-period-check', [{}]);
   },
 });

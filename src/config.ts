@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ConfigUse, crossFieldProblems } from './configChecks.ts';
+import { crossFieldProblems } from './configChecks.ts';
 import {
   commaList,
   cronExpression,
@@ -46,7 +46,7 @@ export const configSchema = z.object({
   WEBHOOK_SECRETS: commaList.pipe(z.array(webhookSecret)).optional().meta({
     format: 'comma-separated list, each at least 32 characters or a provider signing key (`sigk_…`)',
     description:
-      "Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Each is at least 32 characters, or one the provider issued (`sigk_` and at least 22 more letters and digits, as the provider's event publisher page shows it). Required with `DATABASE_URL`, except by the CLI, which verifies no webhook. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.",
+      "Webhook signing secrets; a delivery signed with any one is accepted (rotation: add the new one, then remove the old one). Each is at least 32 characters, or one the provider issued (`sigk_` and at least 22 more letters and digits, as the provider's event publisher page shows it). Unset with `DATABASE_URL` (a first deployment, before the provider's publisher exists): `web` starts and answers every delivery `503 webhook_secret_unset`, which the provider retries. Unset without `DATABASE_URL`: `npm start` makes a local one in `.data/webhook-secret`.",
   }),
   WEBHOOK_TOLERANCE_SECONDS: integer(172_800).meta({
     description:
@@ -245,13 +245,10 @@ export class ConfigError extends Error {
 }
 
 /** Parses the environment once; every problem is reported, each naming its variable. */
-export function loadConfig(
-  env: Record<string, string | undefined> = process.env,
-  use: ConfigUse = { verifiesWebhooks: true },
-): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = configSchema.safeParse(env);
   const problems = result.success ? [] : issueLines(result.error, 'environment', Number.POSITIVE_INFINITY);
-  problems.push(...crossFieldProblems(env, use));
+  problems.push(...crossFieldProblems(env));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(result.data);
 }

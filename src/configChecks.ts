@@ -1,18 +1,11 @@
 // The configuration's checks across settings, on the raw values, so that they are reported together with the
 // per-field problems of src/config.ts.
 
-/** What the process reading the config does, where that changes which variables it needs. */
-export type ConfigUse = {
-  /** False for the CLI: it reads and writes the database but never receives a webhook. */
-  verifiesWebhooks: boolean;
-};
-
-export function crossFieldProblems(env: Record<string, string | undefined>, use: ConfigUse): string[] {
+// WEBHOOK_SECRETS is not among them: a first deployment starts without it, because the provider shows a
+// publisher's secret only once the publisher exists, with a URL that answers (web refuses deliveries until then).
+export function crossFieldProblems(env: Record<string, string | undefined>): string[] {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
-  if (use.verifiesWebhooks && set('DATABASE_URL') && !set('WEBHOOK_SECRETS')) {
-    problems.push('WEBHOOK_SECRETS: is required when DATABASE_URL is set');
-  }
   if (set('DATABASE_READ_URL') && !set('DATABASE_URL')) {
     problems.push(
       'DATABASE_READ_URL: needs DATABASE_URL (a replica of the embedded database is not supported)',

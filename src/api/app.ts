@@ -6,7 +6,7 @@ import {
   keepWebhookError,
   readWebhookBody,
   type WebhookHandler,
-} from '../ingest/route.ts';
+} from '../ingest/webhookHandler.ts';
 import { consoleRoutes, sendFavicon } from './console/console.ts';
 import type { AppDeps } from './deps.ts';
 import { errorHandler, notFound } from './errors.ts';

@@ -18,7 +18,6 @@ export function errorBody(code: string, message: string) {
 
 // body-parser's own errors carry a `type`; these are the client's fault and safe to name.
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  'entity.too.large': [413, 'payload_too_large', 'body exceeds 1 MiB'],
   'request.aborted': [400, 'request_aborted', 'request body was not completely received'],
   'request.size.invalid': [400, 'request_size_invalid', 'body length does not match Content-Length'],
   'encoding.unsupported': [415, 'encoding_unsupported', 'unsupported content encoding'],
@@ -43,12 +42,18 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       res.status(err.status).json(errorBody(err.code, err.message));
       return;
     }
+    // Each route has its own limit (1 MiB for a delivery, 16 KiB for a JSON body): the message says which.
+    if (err?.type === 'entity.too.large' && typeof err.limit === 'number') {
+      res.status(413).json(errorBody('payload_too_large', `body exceeds ${sizeText(err.limit)}`));
+      return;
+    }
     const known = typeof err?.type === 'string' ? CLIENT_ERRORS[err.type] : undefined;
     if (known) {
       res.status(known[0]).json(errorBody(known[1], known[2]));
       return;
     }
-    // Routers with path parameters name the parameter (api/params.ts); this is the net for any other route.
+    // Routers with path parameters name the parameter (routes/mountRoutes.ts, routes/params.ts); this is the
+    // net for any other route.
     if (isPathDecodeError(err)) {
       res.status(400).json(errorBody('invalid_parameter', 'path: must be valid percent-encoded UTF-8'));
       return;
@@ -56,4 +61,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     log.error(err, `${req.method} ${req.path} failed`);
     res.status(500).json(errorBody('internal_server_error', 'unexpected error'));
   };
+}
+
+/** A body limit as people read it: `1 MiB`, `16 KiB`, or bytes. */
+function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }

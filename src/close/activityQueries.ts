@@ -4,7 +4,7 @@ import { CAPTURE_WINDOW, MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT 
 import { nextPeriod, periodBounds, periodOf } from './periods.ts';
 
 /**
- * One kind of activity (DESIGN.md, "Closing, stricter"): the rows that are that activity (`rows` ends in a
+ * One kind of activity (docs/month-end.md, "Closing a month"): the rows that are that activity (`rows` ends in a
  * where clause), the instant each counts at, as "When each item counts" dates it, and how an index finds them:
  * `inRange` selects the rows dated in [$1, $2) through an indexed column, and `lowerBound` is an aggregate an
  * index serves, no later than the earliest `at` (it starts the search for the earliest activity).

@@ -91,7 +91,7 @@ function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })
 }
 
 /**
- * The close report of a period (DESIGN.md, "Month-end close"), per account and currency, test and live apart:
+ * The close report of a period (docs/month-end.md), per account and currency, test and live apart:
  * activity, payouts, bank, the walk, open items, and the journal's movements. Read inside one snapshot
  * (withReportSnapshot); set-based: the movements of the period and of everything before it, then open items.
  */

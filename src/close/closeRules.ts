@@ -43,7 +43,7 @@ async function findStalledAccounts(
 // A refusal names this many blocking findings, then how many more there are.
 const NAMED_FINDINGS = 20;
 
-/** Every rule (DESIGN.md, "Closing") the period breaks now, as sentences; none when it may be closed. */
+/** Every rule (docs/month-end.md, "Closing a month") the period breaks now, as sentences; none when it may be closed. */
 export async function findCloseRefusals(
   db: Queryable,
   period: string,

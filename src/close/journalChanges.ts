@@ -8,7 +8,7 @@ function netByAccount(lines: LedgerLine[], sign: 1 | -1, into = new Map<string, 
 }
 
 /**
- * The changes journal of `version` against `since` (DESIGN.md, "Books that survive the ledger"): per entry id,
+ * The changes journal of `version` against `since` (docs/month-end.md): per entry id,
  * the later version's lines less the earlier one's, per account as the format names it, so an entry whose
  * amounts changed still balances and a renamed account is moved from the old name to the new. A new entry is
  * added whole, a vanished one reversed whole, an unchanged one left out. Each keeps its own date; its id is

@@ -42,7 +42,7 @@ export const CAPTURE_WINDOW = `interval '8 days'`;
 // A payout says no test or live: its account's mode as the provider stated it does, in the account_type of its
 // payments, disputes or forwarding requests (deliveries, or an API answer's is_test), else of the payout's own
 // delivery (one index lookup per payout while the account has payments). The payout sync's snapshots (ids
-// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed (DESIGN.md,
+// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed (docs/month-end.md,
 // "Test money"), so the journal leaves it out and the report lists it.
 export const ACCOUNT_TYPE_OF = (payout: string) =>
   `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1),
@@ -56,7 +56,7 @@ const feeKind = (type: string) =>
   `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;
 
 /**
- * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (DESIGN.md,
+ * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (docs/month-end.md,
  * "When each item counts"): sales and their fees when the payment succeeded; refunds and the fees they returned
  * on the refund's creation; ACH returns and the fees they handed back when the payment first showed failed;
  * disputes withdrawn on creation and returned when won; payouts on creation, reversed when they failed or were

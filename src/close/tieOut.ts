@@ -60,7 +60,7 @@ function groupByKey<T extends { account_id: string; currency: string }>(rows: T[
 }
 
 /**
- * The tie-out of every account and currency at the period's end `to` (DESIGN.md, "The provider's own ledger"):
+ * The tie-out of every account and currency at the period's end `to` (docs/month-end.md):
  * the provider's held balance from its ledger, the difference from Tally's `held_end`, and the items on each side
  * that explain it; null, with the reason, for an account whose ledger is not listed or is stale.
  */

@@ -158,33 +158,65 @@ export function createReads(options: ReadsOptions): Reads {
   };
 }
 
+/** A replica's reads pool (readAgainOnPrimary) to the primary it reads again on, and who hears the loss. */
+const fallbacks = new WeakMap<Pool, { primary: Pool; replicaFailed: (err: Error) => void }>();
+
 /**
- * `replica` whose `query` reads again on `primary` when the replica cannot answer (a lost connection, a standby
- * shutting down or refusing connections); `replicaFailed` hears each such failure before the read is retried.
+ * `replica` whose `query` and `connect` go to `primary` when the replica cannot answer (a lost connection, a
+ * standby shutting down or refusing connections); `replicaFailed` hears each such failure first. A client
+ * checked out before the loss fails its next statement: readWhole runs such a unit again, whole, on the primary.
  */
 function readAgainOnPrimary(replica: Pool, primary: Pool, replicaFailed: (err: Error) => void): Pool {
-  type Query = (...args: unknown[]) => Promise<unknown>;
-  const query = async (...args: unknown[]) => {
-    try {
-      return await (replica.query as Query)(...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !isConnectionFailure(err)) throw err;
-      replicaFailed(err);
-      return (primary.query as Query)(...args);
-    }
-  };
-  return new Proxy(replica, {
-    get: (target, property) => (property === 'query' ? query : Reflect.get(target, property, target)),
+  type Call = (...args: unknown[]) => Promise<unknown>;
+  const orPrimary =
+    (method: 'query' | 'connect') =>
+    async (...args: unknown[]) => {
+      try {
+        return await (replica[method] as Call).apply(replica, args);
+      } catch (err) {
+        if (!isConnectionFailure(err)) throw err;
+        replicaFailed(err);
+        return (primary[method] as Call).apply(primary, args);
+      }
+    };
+  const query = orPrimary('query');
+  const connect = orPrimary('connect');
+  const reads = new Proxy(replica, {
+    get: (target, property) => {
+      if (property === 'query') return query;
+      if (property === 'connect') return connect;
+      return Reflect.get(target, property, target);
+    },
   });
+  fallbacks.set(reads, { primary, replicaFailed });
+  return reads;
+}
+
+/**
+ * Runs `read` on `pool`. When `pool` is a replica's (Reads.pool) and the replica is lost before or during
+ * `read`, runs `read` again, whole, on the primary: a unit of several statements (one snapshot, a report)
+ * cannot move to another server half-way. `read` must only read, so running it twice changes nothing.
+ */
+export async function readWhole<T>(pool: Pool, read: (pool: Pool) => Promise<T>): Promise<T> {
+  const fallback = fallbacks.get(pool);
+  if (!fallback) return read(pool);
+  try {
+    return await read(pool);
+  } catch (err) {
+    if (!isConnectionFailure(err)) throw err;
+    fallback.replicaFailed(err);
+    return read(fallback.primary);
+  }
 }
 
 // Connection exceptions (08), a server shutting down or starting (57P01–57P03), the socket's own errors, and
-// pg's words for a connection that ended or never came.
-function isConnectionFailure(err: Error): boolean {
+// pg's words for a connection that ended, broke or never came.
+function isConnectionFailure(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
   const { code } = err as { code?: unknown };
   if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect/.test(err.message);
+  return /Connection terminated|not queryable|timeout exceeded when trying to connect/.test(err.message);
 }
 
 const REASON_TEXT: Record<FallbackReason, string> = {

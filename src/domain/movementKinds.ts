@@ -1,6 +1,6 @@
 /**
  * The kinds of money movement a period counts, and how each posts: the ledger kinds debited and credited
- * (DESIGN.md, "Journal"), and its sign on what the provider holds (`clearing`).
+ * (docs/month-end.md, "The journal"), and its sign on what the provider holds (`clearing`).
  */
 export const LEDGER_KINDS = [
   'clearing',

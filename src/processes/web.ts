@@ -26,6 +26,10 @@ export async function startWeb(runtime: Runtime): Promise<() => Promise<void>> {
   const listener = createWebListener({ ...runtime, metrics, jobs, now: () => new Date() });
   const server = await serve(listener, runtime.config.PORT);
   runtime.log.info({ port: portOf(server) }, 'web listening');
+  if (!runtime.config.WEBHOOK_SECRETS)
+    runtime.log.warn(
+      'WEBHOOK_SECRETS unset: POST /webhooks answers 503 webhook_secret_unset until it is set',
+    );
   const metricsPort = runtime.config.METRICS_PORT;
   const metricsServer =
     metricsPort === undefined ? null : await serve(createMetricsApp(metrics, runtime.log), metricsPort);

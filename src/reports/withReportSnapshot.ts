@@ -1,14 +1,17 @@
 import type { Pool, PoolClient } from '../db/pool.ts';
+import { readWhole } from '../db/readPool.ts';
 
 /**
  * Runs a report's queries in one read-only, repeatable-read transaction, so every table of the report sees
  * the same snapshot (totals stay consistent while events keep arriving), with a statement timeout long
- * enough for a large day, which the pool's short default is not.
+ * enough for a large day, which the pool's short default is not. On a replica lost mid-way the whole
+ * snapshot is read again on the primary (readWhole).
  */
-export async function withReportSnapshot<T>(
-  pool: Pool,
-  build: (client: PoolClient) => Promise<T>,
-): Promise<T> {
+export function withReportSnapshot<T>(pool: Pool, build: (client: PoolClient) => Promise<T>): Promise<T> {
+  return readWhole(pool, (from) => inSnapshot(from, build));
+}
+
+async function inSnapshot<T>(pool: Pool, build: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('begin isolation level repeatable read read only');

@@ -1,11 +1,11 @@
 /** What a subscription is made or changed with (API and console), each problem naming its field. */
 import { z } from 'zod';
-import { freeText, text } from '../api/routes/params.ts';
+import { freeText, storableText } from '../api/routes/params.ts';
 import { changeTypePatterns } from '../changes/changeTypes.ts';
 import { describeIssues } from '../zodIssues.ts';
 import { targetProblem } from './targets.ts';
 
-const url = text({ maxLength: 2048 }).superRefine((value, context) => {
+const url = storableText({ maxLength: 2048 }).superRefine((value, context) => {
   const problem = targetProblem(value);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });

@@ -21,10 +21,6 @@ export function setTracingEnabled(on: boolean): void {
   enabled = on;
 }
 
-export function tracingEnabled(): boolean {
-  return enabled;
-}
-
 function recordFailure(span: Span, err: unknown): void {
   span.recordException(err instanceof Error ? err : String(err));
   span.setStatus({ code: SpanStatusCode.ERROR });

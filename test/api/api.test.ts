@@ -1,26 +1,15 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { jobs } from '../../jobs/index.ts';
-import { defineJob, type JobDefinition } from '../../src/queue/job.ts';
 import { queueNames } from '../../src/queue/queues.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
 
-// A scheduled job registered only here, so the route is exercised before real scheduled jobs exist.
-const sampleJob = defineJob({
-  name: 'sample-report',
-  scheduled: true,
-  payloadSchema: z.object({ date: z.iso.date().optional() }),
-  handle: async () => undefined,
-}) as JobDefinition;
-
 let t: TestApp;
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
 
 beforeAll(async () => {
-  t = await startTestApp({ jobs: [...jobs, sampleJob] });
+  t = await startTestApp();
 });
 afterAll(() => t.close());
 
@@ -153,12 +142,13 @@ describe('GET /api/events/:id', () => {
 describe('POST /api/jobs/:name', () => {
   it('enqueues a registered scheduled job now and answers 202 with its id', async () => {
     const response = await request(t.app)
-      .post('/api/jobs/sample-report')
+      .post('/api/jobs/daily-report')
       .set(auth)
       .send({ date: '2026-11-01' });
     expect(response.status).toBe(202);
     expect(response.body.type).toBe('job');
-    const job = await t.boss.findJobs('sample-report', { id: response.body.id });
+    expect(response.body.data).toMatchObject({ name: 'daily-report', payload: { date: '2026-11-01' } });
+    const job = await t.boss.findJobs('daily-report', { id: response.body.id });
     expect(job.map((found) => found.data)).toEqual([{ date: '2026-11-01' }]);
   });
 
@@ -166,18 +156,58 @@ describe('POST /api/jobs/:name', () => {
     for (const name of ['no-such-job', 'process-event']) {
       const response = await request(t.app).post(`/api/jobs/${name}`).set(auth);
       expect(response.status).toBe(404);
-      expect(response.body.error.message).toContain('sample-report');
+      expect(response.body.error.code).toBe('job_not_found');
+      expect(response.body.error.message).toContain('daily-report');
     }
   });
 
   it('answers 422 naming the field when the payload is invalid', async () => {
-    const response = await request(t.app)
-      .post('/api/jobs/sample-report')
-      .set(auth)
-      .send({ date: 'tomorrow' });
+    const response = await request(t.app).post('/api/jobs/daily-report').set(auth).send({ date: 'tomorrow' });
     expect(response.status).toBe(422);
+    expect(response.body.error).toMatchObject({ code: 'payload_invalid' });
     expect(response.body.error.message).toContain('date');
   });
+
+  it('refuses a JSON body over 16 KiB with 413 saying so', async () => {
+    const response = await request(t.app)
+      .post('/api/jobs/daily-report')
+      .set(auth)
+      .send({ date: 'x'.repeat(17 * 1024) });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: { code: 'payload_too_large', message: 'body exceeds 16 KiB' } });
+  });
+
+  it.each([
+    [
+      'retention-purge',
+      { account_id: '' },
+      'body.account_id: not a field of retention-purge (it takes none)',
+    ],
+    [
+      'fee-configuration-sync',
+      { acount_id: 'acc_1' },
+      'body.acount_id: not a field of fee-configuration-sync (it takes account_id)',
+    ],
+    [
+      'daily-report',
+      { date: '2026-11-01', period: '2026-11', x: 1 },
+      'body.period, body.x: not a field of daily-report (it takes date)',
+    ],
+    [
+      'reconcile-stale',
+      { '4242424242424242': 1, 'a\u0000b': 2 },
+      '2 other fields: not a field of reconcile-stale (it takes none)',
+    ],
+  ])(
+    'refuses a field %s does not take with 400 naming it, and queues nothing',
+    async (name, body, message) => {
+      const before = (await t.boss.findJobs(name)).length;
+      const response = await request(t.app).post(`/api/jobs/${name}`).set(auth).send(body);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: { code: 'invalid_parameter', message } });
+      expect(await t.boss.findJobs(name)).toHaveLength(before);
+    },
+  );
 });
 
 describe('unknown routes and errors', () => {

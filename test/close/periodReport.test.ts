@@ -264,6 +264,8 @@ describe('the period-report job', () => {
     await runJobThroughApi(t, auth, 'period-report', { period: '2026-10' });
     const written = JSON.parse(await readFile(path.join(reportsDir, 'period-2026-10.json'), 'utf8'));
     expect(written.accounts[0].walk.held_end).toBe(10_650);
+    // The closed periods are checked by their own queue, not inside this job.
+    expect(await t.boss.findJobs('closed-period-check')).toHaveLength(1);
   });
 });
 

@@ -118,21 +118,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
   });
 
-  it('requires WEBHOOK_SECRETS with DATABASE_URL and provider credentials together', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/tally', PROVIDER_CLIENT_ID: 'x' })).toThrow(
-      /WEBHOOK_SECRETS: is required when DATABASE_URL is set[\s\S]*PROVIDER_CLIENT_ID/,
-    );
-  });
-
-  it('for the CLI, which verifies no webhook, does not require WEBHOOK_SECRETS with DATABASE_URL', () => {
+  it('does not require WEBHOOK_SECRETS with DATABASE_URL (a first deployment has none yet); provider credentials go together', () => {
     const env = { DATABASE_URL: 'postgres://localhost/tally', REPORTS_DIR: '/tmp/reports' };
-    const config = loadConfig(env, { verifiesWebhooks: false });
+    const config = loadConfig(env);
     expect(config).toMatchObject({ DATABASE_URL: env.DATABASE_URL, REPORTS_DIR: '/tmp/reports' });
     expect(config.WEBHOOK_SECRETS).toBeUndefined();
-    // The other cross-field rules still hold, and only they are reported.
     let error: unknown;
     try {
-      loadConfig({ ...env, PROVIDER_CLIENT_ID: 'x' }, { verifiesWebhooks: false });
+      loadConfig({ ...env, PROVIDER_CLIENT_ID: 'x' });
     } catch (err) {
       error = err;
     }
@@ -143,7 +136,12 @@ describe('configuration', () => {
 
   it('a process started with bad configuration exits 1 and lists the problems', () => {
     const result = spawnSync(process.execPath, ['src/processes/web.ts'], {
-      env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://localhost/x', PORT: 'eighty' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: 'postgres://localhost/x',
+        PORT: 'eighty',
+        WEBHOOK_SECRETS: 'short',
+      },
       encoding: 'utf8',
       timeout: 20_000,
     });

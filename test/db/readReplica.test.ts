@@ -1,6 +1,10 @@
 import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool } from '../../src/db/pool.ts';
+import { createReads } from '../../src/db/readPool.ts';
+import { createLogger } from '../../src/logger.ts';
+import { withReportSnapshot } from '../../src/reports/withReportSnapshot.ts';
 import { page, signIn, textOf } from '../console/signIn.ts';
 import { deliverPayment, findingsOf, READ_TOKEN } from '../findings/workflow/helpers.ts';
 import { API_TOKEN, type TestApp } from '../helpers/app.ts';
@@ -24,6 +28,31 @@ beforeAll(async () => {
   servers = await startPrimaryWithStandby();
 }, 180_000);
 afterAll(() => servers?.close());
+
+/**
+ * Opens a report snapshot on reads of the standby, stops the standby between its two statements, and says
+ * which ran in recovery: the first on the standby, then both again on the primary.
+ */
+async function loseStandbyDuringSnapshot() {
+  const log = createLogger('silent');
+  const primary = createPool(servers.primaryUrl, log);
+  const reads = createReads({ primary, replicaUrl: servers.standbyUrl, maxLagSeconds: 3600, log });
+  try {
+    await waitFor('reads on the replica', async () => until(reads.replica?.readsFrom === 'replica', ''));
+    const seen: boolean[] = [];
+    await withReportSnapshot(reads.pool, async (client) => {
+      const inRecovery = async () =>
+        (await client.query<{ r: boolean }>('select pg_is_in_recovery() as r')).rows[0]?.r === true;
+      seen.push(await inRecovery());
+      await servers.stopStandby();
+      seen.push(await inRecovery());
+    });
+    return { first: seen[0], again: seen.slice(1) };
+  } finally {
+    await reads.close();
+    await primary.end();
+  }
+}
 
 const onStandby = <T extends pg.QueryResultRow>(sql: string) => queryStandby<T>(servers, sql);
 const startApp = (maxLagSeconds: number, options: { worker?: boolean; lagCheckIntervalMs?: number } = {}) =>
@@ -252,8 +281,11 @@ describe('the fallback to the primary', () => {
     await waitFor('the delivery on the standby', async () =>
       until((await eventStatus(t, before)) === 200, ''),
     );
-    await servers.stopStandby();
+    // A report's snapshot open on the standby when it stops: read again, whole, on the primary.
+    expect(await loseStandbyDuringSnapshot()).toEqual({ first: true, again: [false, false] });
     try {
+      // A read that checks out a connection (connect(): a report's snapshot) first, before any query() read.
+      expect((await request(rarelyChecking.app).get('/api/periods').set(auth)).status).toBe(200);
       expect(await eventStatus(rarelyChecking, before)).toBe(200);
       expect(await readReplica(rarelyChecking)).toMatchObject({
         reads_from: 'primary',

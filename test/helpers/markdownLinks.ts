@@ -5,7 +5,7 @@ function proseOf(markdown: string): string {
   return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
-/** Every link and image target outside code, as written: `page.md`, `page.md#part`, `#part`, `https://…`. */
+/** Every link and image target outside code, as written: a page, a page with `#part`, `#part`, `https://…`. */
 export function linkTargets(markdown: string): string[] {
   const targets: string[] = [];
   for (const match of proseOf(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {

@@ -10,8 +10,12 @@ export type Role = {
   exited: Promise<number | null>;
 };
 
-/** Starts a Procfile role (web, worker) as its own process; `started` resolves when it logs `ready`. */
-export function startRole(role: 'web' | 'worker', env: Record<string, string>, ready: string): Role {
+/** Starts a Procfile role (web, worker, clock) as its own process; `started` resolves when it logs `ready`. */
+export function startRole(
+  role: 'web' | 'worker' | 'clock',
+  env: Record<string, string>,
+  ready: string,
+): Role {
   const child = spawn(process.execPath, [`src/processes/${role}.ts`], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
   });

@@ -17,7 +17,7 @@ const check = (overrides: Partial<Parameters<typeof verifySignature>[0]>) =>
   });
 
 // The provider's own SDK test events, byte for byte, with the secret, timestamp and signature their suites
-// expect (shared/provider/README.md): the Node SDK's and the Ruby SDK's.
+// expect (test/fixtures/recorded/sdk-signature-vector.jsonl): the Node SDK's and the Ruby SDK's.
 const sdkVectors = [
   {
     file: 'sdk-signature-vector.jsonl',

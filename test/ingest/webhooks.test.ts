@@ -72,7 +72,7 @@ describe('a signed delivery', () => {
 });
 
 // The provider's own SDK test events, byte for byte, signed as their suites expect
-// (shared/provider/README.md). `alter` changes one byte of the body; `unlisted` are payment fields the seed
+// (test/fixtures/recorded/sdk-signature-vector.jsonl). `alter` changes one byte of the body; `unlisted` are payment fields the seed
 // does not name, which Tally must keep. (The Ruby event has no `amount_returned`/`returned`: it predates them.)
 const sdkVectors = [
   {
@@ -227,7 +227,7 @@ describe('bodies that are not a valid envelope', () => {
     const big = JSON.stringify(paymentEvent({ padding: 'x'.repeat(1024 * 1024) }));
     const response = await postSigned(t.app, big);
     expect(response.status).toBe(413);
-    expect(response.body.error.code).toBe('payload_too_large');
+    expect(response.body.error).toEqual({ code: 'payload_too_large', message: 'body exceeds 1 MiB' });
     expect(await countEvents()).toBe(0);
   });
 

@@ -7,14 +7,14 @@ import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { requireRole } from '../routes/auth.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
-import { calendarDate, oneOf, parseQuery, parseRowId, text } from '../routes/params.ts';
+import { calendarDate, oneOf, parseQuery, parseRowId, storableText } from '../routes/params.ts';
 import { pageLinks, renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
 
 const deliveriesQuery = z.object({
-  event_id: text().optional(),
-  event_name: text().optional(),
-  account_id: text().optional(),
+  event_id: storableText().optional(),
+  event_name: storableText().optional(),
+  account_id: storableText().optional(),
   status: oneOf(['received', 'processed', 'failed', 'quarantined']).optional(),
   from: calendarDate().optional(),
   to: calendarDate().optional(),

@@ -13,7 +13,7 @@ import { HttpError } from '../errors.ts';
 import { findingFilterOf, findingFilterQuery } from '../routes/findingFilter.ts';
 import { findingIdOf, findingWithHistory } from '../routes/findings.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
-import { oneOf, parseQuery, text } from '../routes/params.ts';
+import { oneOf, parseQuery, storableText } from '../routes/params.ts';
 import { pageLinks, renderPage } from './render.ts';
 
 /** The console's overview, findings list and one finding with its workflow. */
@@ -58,7 +58,7 @@ export function findingPages(deps: AppDeps): Router {
 
   // A search box: the payment page by id.
   router.get('/payments', (req, res) => {
-    const { id } = parseQuery(z.object({ id: text().optional() }), req.query);
+    const { id } = parseQuery(z.object({ id: storableText().optional() }), req.query);
     if (!id) throw new HttpError(400, 'invalid_parameter', 'id: give a payment id (py_…)');
     res.redirect(303, `/console/payments/${encodeURIComponent(id)}`);
   });

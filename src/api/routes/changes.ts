@@ -5,7 +5,7 @@ import { readChanges } from '../../changes/readChanges.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
-import { customIssue, text } from './params.ts';
+import { customIssue, storableText } from './params.ts';
 import { ok, refused, route } from './route.ts';
 
 const MAX_LIMIT = 500;
@@ -45,7 +45,7 @@ const wholeNumber = (min: number, max: number, unit = '') =>
 export const changesQuery = z.object({
   after: changeCursor().optional(),
   types: typeList().optional(),
-  account_id: text().optional(),
+  account_id: storableText().optional(),
   limit: wholeNumber(1, MAX_LIMIT).optional(),
   wait: wholeNumber(0, MAX_WAIT_SECONDS, ' seconds').optional(),
 });

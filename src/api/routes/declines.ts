@@ -6,7 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
 import { pageFromQuery, paginate } from './pagination.ts';
-import { calendarDate, oneOf, parseQuery, text } from './params.ts';
+import { calendarDate, oneOf, parseQuery, storableText } from './params.ts';
 import { ok, route } from './route.ts';
 
 const SINCE_PROBLEM = 'must be a date (YYYY-MM-DD) or a timestamp with its offset (ISO 8601)';
@@ -14,7 +14,7 @@ const sinceForms = z.union([calendarDate(), z.iso.datetime({ offset: true })]);
 
 /** A calendar date (its UTC midnight) or an ISO 8601 timestamp with its offset, from year 1 on. */
 export function sinceParam() {
-  return text({ maxLength: 40 }).transform((value, context) => {
+  return storableText({ maxLength: 40 }).transform((value, context) => {
     const at = sinceForms.safeParse(value).success ? new Date(value) : null;
     if (at === null || Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1) {
       context.addIssue({ code: 'custom', message: SINCE_PROBLEM });
@@ -27,8 +27,8 @@ export function sinceParam() {
 // Networks stay free text: the provider's are kept verbatim, including ones the seed does not name.
 export const declinesQuery = z.object({
   advice: oneOf(RETRY_ADVICE).optional(),
-  network: text().optional(),
-  account_id: text().optional(),
+  network: storableText().optional(),
+  account_id: storableText().optional(),
   since: sinceParam().optional(),
 });
 

@@ -3,11 +3,14 @@ import { listDisputes } from '../../projection/readQueries.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
 import { paginate } from './pagination.ts';
-import { text } from './params.ts';
+import { storableText } from './params.ts';
 import { ok, route } from './route.ts';
 
 // Statuses stay free text: the provider's are kept verbatim, including ones the seed does not name.
-export const disputesQuery = z.object({ status: text().optional(), account_id: text().optional() });
+export const disputesQuery = z.object({
+  status: storableText().optional(),
+  account_id: storableText().optional(),
+});
 
 /** GET /api/disputes?status=&account_id=, newest first, in the provider's list envelope. */
 export const disputesRoute = route({

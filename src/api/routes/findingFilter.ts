@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
 import type { FindingFilter } from '../../findings/queries.ts';
 import { FINDING_STATUSES } from '../../findings/workflow.ts';
-import { calendarDate, oneOf, parseQuery, text } from './params.ts';
+import { calendarDate, oneOf, parseQuery, storableText } from './params.ts';
 
 /** The findings filter of `GET /api/findings` and the console's list and bulk form: dates are whole UTC days, `to` included. */
 export const findingFilterQuery = z.object({
-  code: text().optional(),
+  code: storableText().optional(),
   status: oneOf(FINDING_STATUSES).optional(),
-  subject_id: text().optional(),
-  account_id: text().optional(),
-  currency: text().optional(),
+  subject_id: storableText().optional(),
+  account_id: storableText().optional(),
+  currency: storableText().optional(),
   from: calendarDate().optional(),
   to: calendarDate().optional(),
 });

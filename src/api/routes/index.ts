@@ -8,7 +8,7 @@ import { disputesRoute } from './disputes.ts';
 import { eventRoute } from './events.ts';
 import { findingAuditTrailRoute } from './findingAuditTrail.ts';
 import { changeFindingRoute, findingRoute, listFindingsRoute } from './findings.ts';
-import { startJobRoute } from './jobs.ts';
+import { startJobRoutes, unknownJobRoute } from './jobs.ts';
 import { achReturnsRoute, alertsRoute } from './opsSignals.ts';
 import { paymentRoute, paymentsRoute } from './payments.ts';
 import { payoutCsvRoute, payoutRoute, payoutsRoute } from './payouts.ts';
@@ -39,7 +39,8 @@ export const routes: readonly Route[] = [
   changeFindingRoute,
   alertsRoute,
   achReturnsRoute,
-  startJobRoute,
+  ...startJobRoutes,
+  unknownJobRoute,
   payoutsRoute,
   payoutRoute,
   payoutCsvRoute,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { PageInfo } from './envelope.ts';
 import { pageOf, parseLimit } from './pagination.ts';
-import { customIssue, parseQuery, text } from './params.ts';
+import { customIssue, parseQuery, storableText } from './params.ts';
 
 // Rows keyed by a provider id (a payout's `po_…`) page by that id: the cursor names the row, and the query
 // places it by its sort key, so a cursor stays valid however many rows arrive in between.
 const PREFIX = 'key:';
-const keyText = text();
+const keyText = storableText();
 
 export function encodeKeyCursor(key: string): string {
   return Buffer.from(`${PREFIX}${key}`).toString('base64url');

@@ -56,7 +56,7 @@ export function mountRoutes(app: Express, routes: readonly Route[], deps: RouteD
       },
     );
   }
-  app.use(undecodablePathParameter(routes));
+  app.use(undecodableParameterOfRoutes(routes));
 }
 
 const decodes = (segment: string) => {
@@ -71,9 +71,10 @@ const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g,
 
 /**
  * Express decodes path parameters before any handler runs and throws a URIError on a malformed `%`
- * sequence: answered as 400 naming the parameter of the route the path has the shape of.
+ * sequence: answered as 400 naming the parameter of the route the path has the shape of (a console router,
+ * with one parameter, names it itself: undecodablePathParam in params.ts).
  */
-function undecodablePathParameter(routes: readonly Route[]): ErrorRequestHandler {
+function undecodableParameterOfRoutes(routes: readonly Route[]): ErrorRequestHandler {
   const shapes = routes
     .filter((declared) => declared.path.includes('{'))
     .map((declared) => ({

@@ -5,20 +5,20 @@ import { listAlerts } from '../../ops/queries.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
 import { paginate } from './pagination.ts';
-import { booleanWord, oneOf, text } from './params.ts';
+import { booleanWord, oneOf, storableText } from './params.ts';
 import { ok, route } from './route.ts';
 
 export const alertsQuery = z.object({
   status: oneOf(['pending', 'sent', 'failed', 'logged']).optional(),
-  kind: text().optional(),
+  kind: storableText().optional(),
 });
 
 // Codes and categories stay free text: unknown return codes are kept verbatim (category `unknown`).
 export const achReturnsQuery = z.object({
-  code: text().optional(),
-  category: text().optional(),
+  code: storableText().optional(),
+  category: storableText().optional(),
   late: booleanWord().optional(),
-  account_id: text().optional(),
+  account_id: storableText().optional(),
 });
 
 /** The filter of a parsed ACH returns query. */

@@ -11,7 +11,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const HTTP_CODE = 'httpCode';
 
 /** Text Postgres can store and compare: 1 to `maxLength` characters, no control characters, well formed. */
-export function text({ maxLength = 255 }: { maxLength?: number } = {}) {
+export function storableText({ maxLength = 255 }: { maxLength?: number } = {}) {
   return z
     .string({ error: 'must be text' })
     .min(1, 'must not be empty')
@@ -20,7 +20,7 @@ export function text({ maxLength = 255 }: { maxLength?: number } = {}) {
     .refine((value) => !LONE_SURROGATE.test(value), 'must be valid text');
 }
 
-/** Free text a person writes (a note): like `text`, but newlines and tabs are fine; trimmed. */
+/** Free text a person writes (a note): like `storableText`, but newlines and tabs are fine; trimmed. */
 export function freeText({ maxLength }: { maxLength: number }) {
   return z
     .string({ error: 'must be text' })
@@ -32,7 +32,7 @@ export function freeText({ maxLength }: { maxLength: number }) {
 
 /** A path id such as `py_…` or `evt_…`: text, at most 255 characters unless told. */
 export function pathId({ maxLength = 255 }: { maxLength?: number } = {}) {
-  return text({ maxLength });
+  return storableText({ maxLength });
 }
 
 /** One of a fixed set of words; the message lists them, never the value sent. */
@@ -115,8 +115,9 @@ function parseInput<Schema extends z.ZodObject>(schema: Schema, input: unknown):
 }
 
 /**
- * Ends a router that has path parameter `name`: express decodes it before any handler runs and throws a
- * URIError on a malformed `%` sequence, which this answers as 400 naming the parameter.
+ * Ends a console router whose one path parameter is `name`: express decodes it before any handler runs and
+ * throws a URIError on a malformed `%` sequence, which this answers as 400 naming the parameter. The declared
+ * routes, with several templates, find the parameter from the path's shape (mountRoutes.ts).
  */
 export function undecodablePathParam(name: string): ErrorRequestHandler {
   return (err, _req, _res, next) => {

@@ -4,7 +4,7 @@ import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
 import { paginateByKey } from './keyPagination.ts';
-import { pathId, text } from './params.ts';
+import { pathId, storableText } from './params.ts';
 import { instant } from './payouts.ts';
 import { notFound, ok, route } from './route.ts';
 
@@ -33,8 +33,8 @@ export const paymentRoute = route({
 
 // Statuses stay free text: the provider's are kept verbatim, including ones the seed does not name.
 export const paymentsQuery = z.object({
-  account_id: text().optional(),
-  status: text().optional(),
+  account_id: storableText().optional(),
+  status: storableText().optional(),
   updated_after: instant().optional(),
 });
 

@@ -7,8 +7,8 @@ import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
 import { paginateByKey } from './keyPagination.ts';
-import { parseParams, parseQuery, pathId, text } from './params.ts';
-import { notFound, ok, type RouteDeps, route, text as textBody } from './route.ts';
+import { parseParams, parseQuery, pathId, storableText } from './params.ts';
+import { notFound, ok, type RouteDeps, route, text } from './route.ts';
 
 /** A day (YYYY-MM-DD, its start in UTC) or an ISO 8601 time with its offset, as a Date. */
 export function instant() {
@@ -22,8 +22,8 @@ export function instant() {
 
 // Statuses stay free text: the provider's are kept verbatim, including ones the contract does not name.
 export const payoutsQuery = z.object({
-  status: text().optional(),
-  account_id: text().optional(),
+  status: storableText().optional(),
+  account_id: storableText().optional(),
   deposits_after: instant().optional(),
   deposits_before: instant().optional(),
 });
@@ -69,7 +69,7 @@ export const payoutsRoute = route({
   path: '/api/payouts',
   tag: 'Payouts',
   auth: 'read',
-  summary: 'Payouts, newest deposit first',
+  summary: "Payouts, newest first (by the provider's created_at, then id)",
   description: '`deposits_after` is inclusive, `deposits_before` exclusive; a date is its start in UTC.',
   query: payoutsQuery,
   paging: 'keys',
@@ -97,7 +97,7 @@ export const payoutCsvRoute = route({
   summary: "A payout's lines as CSV, one row per line",
   params: payoutParams,
   answers: {
-    200: { description: 'The CSV file.', content: { 'text/csv': textBody } },
+    200: { description: 'The CSV file.', content: { 'text/csv': text } },
     ...notFound('payout'),
   },
   handler:

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { WebhookHandler } from '../../ingest/route.ts';
+import type { WebhookHandler } from '../../ingest/webhookHandler.ts';
 import type { AppDeps } from '../deps.ts';
 import { errorSchema } from '../openapi/responses.ts';
 import type { ApiTokens } from '../tokens.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readWebhookBody } from '../../ingest/route.ts';
+import { readWebhookBody } from '../../ingest/webhookHandler.ts';
 import * as schemas from '../openapi/responses.ts';
 import { ok, refused, route } from './route.ts';
 
@@ -23,7 +23,9 @@ export const webhookRoute = route({
     401: refused('Missing, stale or wrong signature.'),
     413: refused('The body exceeds 1 MiB.'),
     415: refused('Unsupported content encoding.'),
-    503: refused('Not stored (database unavailable): retry later.'),
+    503: refused(
+      'Not stored: the database is unavailable (`storage_unavailable`), or `WEBHOOK_SECRETS` is not set yet (`webhook_secret_unset`). Retry later.',
+    ),
   },
   handler: (deps) => (req, res, _input) =>
     new Promise<void>((resolve, reject) => {

@@ -72,17 +72,25 @@ const refuse = (res: ServerResponse, status: number, code: string, message: stri
 export function createWebhookHandler(deps: WebhookDeps): WebhookHandler {
   const writer = createDeliveryWriter(deps.pool);
   const verify = traceVerification(verifySignature);
+  const secrets = deps.config.WEBHOOK_SECRETS ?? [];
   return traceWebhookRequests(async (req, res) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       deps.metrics.ackSeconds.observe({ status: String(res.statusCode) }, seconds);
     });
+    // A first deployment, before the provider's publisher (and so its secret) exists: nothing can be
+    // verified, and a 503 has the provider deliver it again once the secret is set.
+    if (secrets.length === 0) {
+      deps.metrics.deliveries.inc({ outcome: 'no_secret' });
+      refuse(res, 503, 'webhook_secret_unset', 'WEBHOOK_SECRETS is not set yet: not stored; retry later');
+      return;
+    }
     const rawBody: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const receivedAt = deps.now();
 
     const check = verify({
-      secrets: deps.config.WEBHOOK_SECRETS ?? [],
+      secrets,
       timestamp: headerOf(req, TIMESTAMP_HEADER),
       signature: headerOf(req, SIGNATURE_HEADER),
       rawBody,
