@@ -3,14 +3,14 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeChangeCursor, encodeChangeCursor } from '../../src/changes/changeCursor.ts';
 import { runScript } from '../helpers/childProcess.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
 import { startReceiver, verifyDelivery } from '../subscriptions/helpers.ts';
 
 const TOKEN = 'listen-read-token-0123456789';
-const cursorOf = (seq: number) => Buffer.from(`id:${seq}`).toString('base64url');
-const seqOf = (cursor: string) =>
-  Number(/^id:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1] ?? Number.NaN);
+const cursorOf = encodeChangeCursor;
+const seqOf = (cursor: string) => decodeChangeCursor(cursor) ?? Number.NaN;
 
 /**
  * A stand-in for a Tally's `GET /api/changes` (the feed's contract: `after`, `types`, `limit`, `wait`, the

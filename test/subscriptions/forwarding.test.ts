@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { encodeChangeCursor } from '../../src/changes/changeCursor.ts';
 import { pruneAttempts } from '../../src/subscriptions/attemptQueries.ts';
 import { startForwarding } from '../../src/subscriptions/forwardChanges.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -337,7 +338,7 @@ describe('forwarding', () => {
     await waitForCount(receiver, 3);
     const first = receiver.received.map(parsed);
     const opened = first.find((change) => change.object_id === 'fnd_1' && change.object_version === 1);
-    const cursor = Buffer.from(`id:${opened.seq}`).toString('base64url');
+    const cursor = encodeChangeCursor(opened.seq);
     const replay = await request(t.app)
       .post(`/api/subscriptions/${id}/replay`)
       .set(admin)

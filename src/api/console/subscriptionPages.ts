@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import { decodeChangeCursor } from '../../changes/changeCursor.ts';
 import {
   changeSubscription,
   presentSubscriptions,
@@ -10,7 +11,6 @@ import { SUBSCRIPTION_ID } from '../../subscriptions/presentSubscription.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { requireRole } from '../routes/auth.ts';
-import { decodeCursor } from '../routes/pagination.ts';
 import { oneOf, parseQuery, parseRowId } from '../routes/params.ts';
 import { renderPage } from './render.ts';
 import { requireCsrfToken } from './session.ts';
@@ -71,7 +71,7 @@ export function subscriptionPages(deps: AppDeps): Router {
   router.post('/subscriptions/:id/replay', ...admin, async (req, res) => {
     const id = subscriptionIdOf(req.params.id as string);
     const { after } = parseQuery(replayForm, req.body);
-    const afterSeq = after ? decodeCursor(after.trim()) : 0;
+    const afterSeq = after ? decodeChangeCursor(after.trim()) : 0;
     if (afterSeq === null)
       throw new HttpError(422, 'invalid_cursor', 'after: is not a cursor of GET /api/changes');
     if (!(await subscriptionDetail(deps.pool, id, deps.now()))) throw noSubscription();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeChangeCursor } from '../../changes/changeCursor.ts';
 import {
   changeSubscription,
   createSubscription,
@@ -19,7 +20,6 @@ import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import * as subscriptionSchemas from '../openapi/subscriptionSchemas.ts';
 import { list, single } from './envelope.ts';
-import { decodeCursor } from './pagination.ts';
 import { parseRowId, refusedAs } from './params.ts';
 import { json, notFound, ok, type Route, refused, route } from './route.ts';
 
@@ -206,7 +206,7 @@ const replayRoute = route({
     (deps) =>
     async (req, res, { params }) => {
       const { after } = bodyOf(replayBody, req.body);
-      const afterSeq = after === undefined ? 0 : decodeCursor(after);
+      const afterSeq = after === undefined ? 0 : decodeChangeCursor(after);
       if (afterSeq === null)
         throw new HttpError(422, 'invalid_cursor', 'after: is not a cursor of GET /api/changes');
       if (!(await subscriptionDetail(deps.pool, params.id, deps.now()))) throw noSubscription();
