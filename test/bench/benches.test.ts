@@ -13,7 +13,7 @@ describe('benchmarks, run small', () => {
       args: ['bench/worker.ts', '300'],
       env: {},
       shows: [
-        /^300 deliveries of 240 payments \(4 baseline clients\), 0 failed$/m,
+        /^300 deliveries of 240 payments \(4 baseline clients\), 0 failed, \d+ changes appended$/m,
         /^projected and reconciled: .*ratio/m,
       ],
     },
