@@ -1,16 +1,8 @@
 import type { Queryable } from '../db/pool.ts';
 import { appendHistoryChanges } from './findingChanges.ts';
-import { CHANGED_IN_HISTORY, FINDING_COLUMNS } from './queries.ts';
+import { FINDING_COLUMNS } from './presentFinding.ts';
+import { CHANGED_IN_HISTORY } from './queries.ts';
 import type { FindingStatus, WorkflowAction } from './workflow.ts';
-
-export type FindingHistoryRow = {
-  actor: string;
-  action: string;
-  old_status: string;
-  new_status: string;
-  note: string | null;
-  created_at: Date;
-};
 
 /** One finding by row id, or null; `forUpdate` locks it for a workflow change in the caller's transaction. */
 export async function findFinding(db: Queryable, id: number, forUpdate = false) {

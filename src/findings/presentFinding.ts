@@ -1,7 +1,19 @@
 import type { Queryable } from '../db/pool.ts';
 import { findingIdText } from './findingId.ts';
-import type { FindingHistoryRow } from './historyQueries.ts';
-import { FINDING_COLUMNS } from './queries.ts';
+
+/** A finding's columns as its readers select them. */
+export const FINDING_COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected,
+                 actual, at_stake, details, first_seen_at, last_seen_at, resolved_at`;
+
+/** One entry of a finding's history, as its readers show it. */
+export type FindingHistoryRow = {
+  actor: string;
+  action: string;
+  old_status: string;
+  new_status: string;
+  note: string | null;
+  created_at: Date;
+};
 
 /** The contract shape: ids are `fnd_`-prefixed like the provider's. */
 export function presentFinding(row: Record<string, unknown>) {

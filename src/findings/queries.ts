@@ -1,6 +1,7 @@
 import type { Page, Queryable } from '../db/pool.ts';
 import { appendFindingChanges, appendHistoryChanges } from './findingChanges.ts';
 import type { FindingCode, FindingDraft } from './findings.ts';
+import { FINDING_COLUMNS } from './presentFinding.ts';
 
 export type FindingContext = { scope: string; accountId: string | null; currency: string | null; now: Date };
 
@@ -145,9 +146,6 @@ const boundOf = (order: FindingOrder, n: number) =>
     : `(select ${SORT_KEY[order].join(', ')} from findings where id = $${n}::bigint)`;
 
 export type FindingRow = Record<string, unknown> & { id: number };
-
-export const FINDING_COLUMNS = `id, code, severity, status, subject_type, subject_id, account_id, currency, expected,
-                 actual, at_stake, details, first_seen_at, last_seen_at, resolved_at`;
 
 /**
  * Findings in `order` (newest first unless told), filtered, one page plus one row (so the caller knows if

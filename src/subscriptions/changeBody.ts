@@ -2,19 +2,9 @@
  * A change as forwarding posts it: the same JSON as one item of `GET /api/changes`. The body is built from
  * the stored row alone, so every attempt and every replay of a change sends the same bytes.
  */
-export type ChangeRow = {
-  seq: number;
-  type: string;
-  object: string;
-  object_id: string;
-  object_version: number;
-  account_id: string | null;
-  account_type: string | null;
-  occurred_at: Date;
-  recorded_at: Date;
-  event_ids: string[];
-  data: unknown;
-};
+import type { Change } from '../changes/feedQueries.ts';
+
+export type ChangeRow = Omit<Change, 'id'>;
 
 /** The change's id: its feed position, the receiver's dedupe key (`webhook-id`). */
 export const changeId = (seq: number) => `chg_${seq}`;

@@ -5,16 +5,15 @@
  * held is sent again (at least once, under the same `webhook-id`). Results are recorded by a second loop
  * alongside, so sending never waits for the database to take the last results.
  */
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sequenceChanges } from '../changes/sequenceChanges.ts';
-import type { Config } from '../config.ts';
-import { type Pool, withTransaction } from '../db/pool.ts';
-import type { Logger } from '../logger.ts';
-import type { Boss } from '../queue/boss.ts';
+import { withTransaction } from '../db/pool.ts';
 import { pruneAttempts } from './attemptQueries.ts';
 import { changeBody, changeId } from './changeBody.ts';
 import { claimDeliveries, dropDeliveries, listSendingSubscriptions } from './claimQueries.ts';
 import { type AttemptResult, queueChanges } from './deliveryQueries.ts';
+import type { ForwardingContext } from './forwardingContext.ts';
 import { signingSecrets } from './queries.ts';
 import { recordAttempts } from './recordAttempts.ts';
 import { SEND_TIMEOUT_MS, sendChange } from './sendChange.ts';
@@ -29,13 +28,6 @@ const QUEUE_EVERY_MS = 50;
 const QUEUE_BATCH = 5000;
 const PRUNE_EVERY_MS = 60_000;
 const MAX_ERROR_WAIT_MS = 10_000;
-
-export type ForwardingContext = {
-  pool: Pool;
-  boss: Boss;
-  log: Logger;
-  config: Pick<Config, 'FORWARD_CONCURRENCY' | 'ALERT_DIGEST_MINUTES'>;
-};
 
 /** A promise resolved by the next `notify()`: how one loop wakes the other. */
 function signal() {

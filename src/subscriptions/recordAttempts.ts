@@ -2,7 +2,7 @@ import { withTransaction } from '../db/pool.ts';
 import type { NewAlert } from '../ops/queries.ts';
 import { raiseAlerts } from '../ops/raiseAlerts.ts';
 import { type AttemptResult, type DisabledSubscription, recordResults } from './deliveryQueries.ts';
-import type { ForwardingContext } from './forwardChanges.ts';
+import type { ForwardingContext } from './forwardingContext.ts';
 import { subscriptionIdText } from './presentSubscription.ts';
 
 /** The ops alert of a subscription disabled for failing 3 days (src/ops/alertMessage.ts words it). */
