@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { CAPTURE_WINDOW, MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementQueries.ts';
+import { CAPTURE_WINDOW, MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementRules.ts';
 import { nextPeriod, periodBounds, periodOf } from './periods.ts';
 
 /**

@@ -115,7 +115,7 @@ export async function buildPeriodClose(
 ) {
   const { from, to } = await periodBounds(db, period, timeZone);
   const movements = await listMovements(db, from, to, timeZone);
-  const beforeRows = await listMovements(db, null, from, timeZone);
+  const beforeRows = await listMovements(db, null, from, timeZone, 'month');
   const before = totalsByKey(beforeRows);
   const during = totalsByKey(movements);
   const unexplainedByFinding = await sumUnexplainedByFinding(db, from, to);

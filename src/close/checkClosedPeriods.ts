@@ -84,7 +84,7 @@ export async function checkClosedPeriods(
       if (version === null) continue;
       const { from, to } = await periodBounds(client, period, timeZone);
       const current = new Map<string, { key: AccountKey; totals: KindTotals }>();
-      for (const row of await listMovements(client, from, to, timeZone)) {
+      for (const row of await listMovements(client, from, to, timeZone, 'month')) {
         const key = { account_type: row.account_type, account_id: row.account_id, currency: row.currency };
         const entry = current.get(keyOf(row)) ?? { key, totals: emptyTotals() };
         entry.totals[row.kind] += row.amount;

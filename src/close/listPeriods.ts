@@ -23,7 +23,7 @@ export async function listPeriods(pool: Pool, config: Config, now: Date) {
     if (first === null) return [];
     const periods = periodsBetween(first, periodOf(now, timeZone));
     const { from } = await periodBounds(client, first, timeZone);
-    const movements = await listMovements(client, from, now, timeZone);
+    const movements = await listMovements(client, from, now, timeZone, 'month');
     const totals = new Map<string, { account_type: string; currency: string; totals: KindTotals }>();
     for (const row of movements) {
       const key = `${row.day.slice(0, 7)}\u0000${row.account_type}\u0000${row.currency}`;

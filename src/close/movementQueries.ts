@@ -1,12 +1,15 @@
 import type { Queryable } from '../db/pool.ts';
 import type { MovementKind } from '../domain/movementKinds.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
+import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND } from './movementRules.ts';
+import { type Granularity, listLeftOutSales, listSales } from './salesQueries.ts';
 
 /** A sum of one kind of movement on one business day, per account and currency; payouts one by one. */
 export type MovementRow = {
   account_type: string;
   account_id: string;
   currency: string;
+  /** The business day; with month granularity, the first day of its month. */
   day: string;
   kind: MovementKind;
   /** The payout id for payout, reversal, bank and unexplained movements; null for daily sums. */
@@ -14,160 +17,110 @@ export type MovementRow = {
   amount: number;
 };
 
-// Payments that moved money, and ACH payments that did before they were returned.
-export const SUCCEEDED_PAYMENT = `(p.status in ('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')
-  or (p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)))`;
-
-// When a payment succeeded: its creation when captured at creation, else the first snapshot showing success.
-export const MANUAL_CAPTURE = `p.capture_strategy = 'manual'`;
-export const MANUAL_SUCCEEDED_AT = `coalesce(p.succeeded_at, p.captured_at, p.created_at)`;
-
-// Items older than the payout sync's first listing of their account count only once a synced payout contains
-// them: the provider paid out the older ones in payouts Tally never listed, so counting them would leave them
-// held for ever. An account the sync does not list (or has not listed yet) counts everything. An item no
-// older than every account's listing start is decided without looking further (one comparison per row, so
-// the month's scan stays parallel and hash-aggregated).
-const COUNTED = (accountId: string, at: string, contained: string) =>
-  `(${at} >= (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
-    or not exists (select 1 from payout_sync_accounts s
-                    where s.account_id = ${accountId} and ${at} < s.listed_from
-                      and not exists (select 1 from payout_lines l where ${contained})))`;
-const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
 
-// A manual capture succeeds within its 7-day authorization: the creation window to scan is that much wider.
-export const CAPTURE_WINDOW = `interval '8 days'`;
-
-// A payout says no test or live: its account's mode as the provider stated it does, in the account_type of its
-// payments, disputes or forwarding requests (deliveries, or an API answer's is_test), else of the payout's own
-// delivery (one index lookup per payout while the account has payments). The payout sync's snapshots (ids
-// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed (docs/month-end.md,
-// "Test money"), so the journal leaves it out and the report lists it.
-export const ACCOUNT_TYPE_OF = (payout: string) =>
-  `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1),
-            (select account_type from disputes where account_id = ${payout}.account_id limit 1),
-            (select account_type from forwarding_requests where account_id = ${payout}.account_id limit 1),
-            (select e.account_type from events e
-              where e.id = ${payout}.event_row_id and e.event_id not like 'api\\_%'),
-            'unknown')`;
-
-const feeKind = (type: string) =>
-  `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;
-
 /**
  * Every movement of money Tally knows between two instants, each on its business day in `timeZone` (docs/month-end.md,
- * "When each item counts"): sales and their fees when the payment succeeded; refunds and the fees they returned
- * on the refund's creation; ACH returns and the fees they handed back when the payment first showed failed;
- * disputes withdrawn on creation and returned when won; payouts on creation, reversed when they failed or were
- * canceled, met by a bank credit on its value date; and each synced payout's `unexplained`: its amount less
- * what Tally's activity says its lines are. Set-based: one statement of grouped scans.
+ * "When each item counts"), or summed per month: sales and their fees when the payment succeeded; refunds and
+ * the fees they returned on the refund's creation; ACH returns and the fees they handed back when the payment
+ * first showed failed; disputes withdrawn on creation and returned when won; payouts on creation, reversed when
+ * they failed or were canceled, met by a bank credit on its value date; and each synced payout's `unexplained`:
+ * its amount less what Tally's activity says its lines are. Set-based: a few grouped scans, summed here.
  */
 export async function listMovements(
   db: Queryable,
   from: Date | null,
   to: Date,
   timeZone: string,
+  granularity: Granularity = 'day',
 ): Promise<MovementRow[]> {
-  const rows = await listCountedMovements(db, from, to, timeZone);
-  const leftOut = await listLeftOutSales(db, from, to, timeZone);
-  if (leftOut.length === 0) return rows;
-  const daily = new Map(rows.filter((row) => row.reference === null).map((row) => [dailyKeyOf(row), row]));
-  for (const row of leftOut) {
-    const sum = daily.get(dailyKeyOf(row));
-    if (sum) sum.amount += row.amount;
+  const parts = [
+    await listSales(db, from, to, timeZone, granularity),
+    await listLeftOutSales(db, from, to, timeZone),
+    await listRefunds(db, from, to, timeZone),
+    await listOtherMovements(db, from, to, timeZone),
+  ];
+  const dayOf = granularity === 'day' ? (day: string) => day : (day: string) => `${day.slice(0, 7)}-01`;
+  const daily = new Map<string, MovementRow>();
+  const payouts: MovementRow[] = [];
+  for (const row of parts.flat()) {
+    const dated = { ...row, day: dayOf(row.day) };
+    if (dated.reference !== null) {
+      payouts.push(dated);
+      continue;
+    }
+    const key = [dated.account_type, dated.account_id, dated.currency, dated.day, dated.kind].join('\u0000');
+    const sum = daily.get(key);
+    if (sum) sum.amount += dated.amount;
+    else daily.set(key, dated);
   }
-  return rows.filter((row) => row.reference !== null || row.amount !== 0);
+  return [...[...daily.values()].filter((row) => row.amount !== 0), ...payouts].sort(byKeyDayKindReference);
 }
 
-const dailyKeyOf = (row: MovementRow) =>
-  [row.account_type, row.account_id, row.currency, row.day, row.kind].join('\u0000');
+// The order a report lists movements in: account key, day, kind, then payouts by id after the day's sums.
+const ORDER = ['account_type', 'account_id', 'currency', 'day', 'kind'] as const;
+function byKeyDayKindReference(a: MovementRow, b: MovementRow): number {
+  for (const column of ORDER) if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
+  if (a.reference === b.reference) return 0;
+  if (a.reference === null || b.reference === null) return a.reference === null ? 1 : -1;
+  return a.reference < b.reference ? -1 : 1;
+}
 
 /**
- * The sales (and their fees) captured at creation that the payout-listing rule leaves out (COUNTED), as negative
- * daily sums to take off listCountedMovements' own. A query apart, so the month's scan there stays a plain
- * parallel, hash-aggregated one: only payments older than some account's listing start are read here, by index.
+ * Refunds on the refund's creation (its first snapshot when the provider gave none) and the fees they returned,
+ * summed per account key, business day and kind; less those the payout-listing rule leaves out (COUNTED), found
+ * in a query apart so the month's join stays parallel.
  */
-async function listLeftOutSales(
+async function listRefunds(
   db: Queryable,
   from: Date | null,
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
-  const { rows } = await db.query<MovementRow>(
-    `select account_type, account_id, currency, day::text, v.kind, null::text as reference, -v.amount as amount
-       from (select p.account_type, p.account_id, p.currency, (p.created_at at time zone $3::text)::date as day,
-                    sum(p.amount)::bigint as sale, sum(p.fees_processing)::bigint as fee_processing,
-                    sum(p.fees_platform)::bigint as fee_platform, sum(p.fees_other)::bigint as fee_other
-               from payments p
-              where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-                and (${MANUAL_CAPTURE}) is not true
-                and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
-                and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
-              group by 1, 2, 3, 4) left_out,
-            lateral (values ('sale', sale), ('fee_processing', fee_processing), ('fee_platform', fee_platform),
-                            ('fee_other', fee_other)) as v(kind, amount)
-      where v.amount <> 0`,
-    [from ?? '-infinity', to, timeZone],
+  const values = [from ?? '-infinity', to, timeZone];
+  const { rows } = await db.query<MovementRow>(refundSums('', 1), values);
+  const leftOut = await db.query<MovementRow>(
+    refundSums(
+      `and coalesce(r.created_at, r.updated_at) < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+       and not ${COUNTED('p.account_id', 'coalesce(r.created_at, r.updated_at)', `l.source_id = r.id and l.kind = 'refund'`)}`,
+      -1,
+    ),
+    values,
   );
-  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+  return [...rows, ...leftOut.rows].map((row) => ({ ...row, amount: Number(row.amount) }));
 }
 
-/** listMovements before the sales the payout-listing rule leaves out are taken off. */
-async function listCountedMovements(
+/** The refunds between $1 and $2 (and the fees they returned) that meet `condition`, summed times `sign`. */
+function refundSums(condition: string, sign: 1 | -1) {
+  const refunded = `refunds r join payments p on p.id = r.payment_id
+     where r.status in ${SUCCEEDED_REFUND} ${condition}
+       and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
+            or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
+  const day = `(coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text`;
+  return `select p.account_type, p.account_id, p.currency, ${day} as day, 'refund' as kind, null::text as reference,
+                 ${sign} * sum(r.amount)::bigint as amount
+            from ${refunded}
+           group by 1, 2, 3, 4
+          union all
+          select p.account_type, p.account_id, p.currency, ${day}, 'fee_returned_' || ${FEE_KIND('f.type')}, null,
+                 ${sign} * sum(f.returned_amount)::bigint
+            from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0
+           group by 1, 2, 3, 4, 5`;
+}
+
+/**
+ * ACH returns and the fees they handed back, disputes, payouts and their reversals, payouts' unexplained, and
+ * bank credits: daily sums per account key and kind, payouts one by one.
+ */
+async function listOtherMovements(
   db: Queryable,
   from: Date | null,
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
   const { rows } = await db.query<MovementRow>(
-    `with sold as (
-       -- Captured at creation, and manual captures apart: the planner then sees the first part's size from the
-       -- creation index instead of guessing at a filter on an expression.
-       select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
-              p.created_at as at
-         from payments p
-        where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-          and (${MANUAL_CAPTURE}) is not true
-       union all
-       select p.account_type, p.account_id, p.currency, p.amount, p.fees_processing, p.fees_platform, p.fees_other,
-              ${MANUAL_SUCCEEDED_AT}
-         from payments p
-        where p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-          and ${MANUAL_CAPTURE}
-          and ${MANUAL_SUCCEEDED_AT} >= $1::timestamptz and ${MANUAL_SUCCEEDED_AT} < $2::timestamptz
-          and ${COUNTED('p.account_id', MANUAL_SUCCEEDED_AT, PAYMENT_CREDITED)}
-     ), sold_daily as (
-       -- Summed per business day before the sums become a row per kind: a few rows per account and day instead
-       -- of four per payment. Its at is the day's first instant, which daily maps back to that same day.
-       -- Grouped on the business date, converted back to an instant once per group rather than once per payment.
-       select account_type, account_id, currency, day::timestamp at time zone $3::text as at, amount, fees_processing,
-              fees_platform, fees_other
-         from (select account_type, account_id, currency, (at at time zone $3::text)::date as day,
-                      sum(amount)::bigint as amount, sum(fees_processing)::bigint as fees_processing,
-                      sum(fees_platform)::bigint as fees_platform, sum(fees_other)::bigint as fees_other
-                 from sold
-                group by 1, 2, 3, 4) by_day
-     ), sales as (
-       select account_type, account_id, currency, at, v.kind, v.amount
-         from sold_daily,
-              lateral (values ('sale', amount), ('fee_processing', fees_processing), ('fee_platform', fees_platform),
-                              ('fee_other', fees_other)) as v(kind, amount)
-        where v.amount <> 0
-     ), refunded as (
-       select r.id, p.account_type, p.account_id, p.currency, r.amount, coalesce(r.created_at, r.updated_at) as at
-         from refunds r join payments p on p.id = r.payment_id
-        where r.status in ${SUCCEEDED_REFUND}
-          and ((r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz)
-               or (r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz))
-          and ${COUNTED('p.account_id', 'coalesce(r.created_at, r.updated_at)', `l.source_id = r.id and l.kind = 'refund'`)}
-     ), refund_items as (
-       select account_type, account_id, currency, at, 'refund' as kind, amount from refunded
-       union all
-       select d.account_type, d.account_id, d.currency, d.at, 'fee_returned_' || ${feeKind('f.type')}, f.returned_amount
-         from refunded d join returned_fees f on f.refund_id = d.id
-        where f.returned_amount <> 0
-     ), returned as (
+    `with returned as (
        select p.id, p.account_type, p.account_id, p.currency, p.amount, p.failed_at as at
          from payments p
         where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
@@ -182,7 +135,7 @@ async function listCountedMovements(
      ), return_items as (
        select account_type, account_id, currency, at, 'ach_return' as kind, amount from returned
        union all
-       select h.account_type, h.account_id, h.currency, h.at, 'fee_returned_' || ${feeKind('f.type')},
+       select h.account_type, h.account_id, h.currency, h.at, 'fee_returned_' || ${FEE_KIND('f.type')},
               greatest(f.amount - f.remaining_amount - coalesce(b.returned_amount, 0), 0)
          from returned h
          join payment_fees f on f.payment_id = h.id and f.remaining_amount is not null
@@ -197,13 +150,6 @@ async function listCountedMovements(
          from disputes d
         where d.status = 'won' and d.status_updated_at >= $1::timestamptz and d.status_updated_at < $2::timestamptz and d.amount is not null
           and ${COUNTED('d.account_id', 'd.status_updated_at', DISPUTE_PAID)}
-     ), daily as (
-       select account_type, account_id, currency, (at at time zone $3::text)::date as day, kind, null::text as reference,
-              sum(amount)::bigint as amount
-         from (select * from sales union all select * from refund_items union all select * from return_items
-               union all select * from dispute_items) items
-        group by 1, 2, 3, 4, 5
-       having sum(amount) <> 0
      ), paid as (
        select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.currency, o.amount,
               o.created_at, o.status, o.updated_at, o.lines_complete
@@ -237,13 +183,15 @@ async function listCountedMovements(
          from bank_lines bl join payouts o on o.id = bl.payout_id
         where bl.value_date >= ($1::timestamptz at time zone $3::text)::date and bl.value_date < ($2::timestamptz at time zone $3::text)::date
      )
-     select account_type, account_id, currency, day::text, kind, reference, amount from daily
+     select account_type, account_id, currency, (at at time zone $3::text)::date::text as day, kind,
+            null::text as reference, sum(amount)::bigint as amount
+       from (select * from return_items union all select * from dispute_items) items
+      group by 1, 2, 3, 4, 5
      union all
      select account_type, account_id, currency, ((at at time zone $3::text)::date)::text, kind, id, amount::bigint
        from payout_items
      union all
-     select account_type, account_id, currency, day::text, kind, reference, amount::bigint from bank_items
-     order by 1, 2, 3, 4, 5, 6`,
+     select account_type, account_id, currency, day::text, kind, reference, amount::bigint from bank_items`,
     [from ?? '-infinity', to, timeZone],
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount) }));

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { ACCOUNT_TYPE_OF } from './movementQueries.ts';
+import { ACCOUNT_TYPE_OF } from './movementRules.ts';
 
 export type OpenFindingRow = {
   code: string;

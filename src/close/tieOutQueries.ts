@@ -1,36 +1,9 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementQueries.ts';
+import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementRules.ts';
 
 // How many explaining items of each side the report lists per account and currency.
 export const ITEMS_LISTED = 100;
-
-/**
- * The provider's lines held at $1 (the period's end): not `payout` lines, and in no payout created before it
- * (Tally's payout, or the ledger's own line for that payout; a line in a payout neither dates counts as paid
- * out). Each with the instant it counts at: a line whose source Tally knows on that source's business day (a
- * refund's creation; a dispute's, or its win for the funds returned; a payment's success, or its return for
- * what a return hands back), any other on its own `created_at`.
- */
-const HELD_LINES = `select l.account_id, l.currency, l.id, l.txn_type, l.net, l.created_at, l.source_id,
-         l.source_payment_id,
-         case when r.id is not null then coalesce(r.created_at, r.updated_at)
-              when d.id is not null then
-                case when l.net > 0 and d.status = 'won' then d.status_updated_at else d.created_at end
-              when p.id is not null then
-                case when l.kind not in ('payment', 'fee') and p.failed_at is not null then p.failed_at
-                     when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end
-              else l.created_at end as counted_at,
-         (r.id is not null or d.id is not null or p.id is not null) as known
-    from provider_ledger_lines l
-    left join payouts o on o.id = l.payout_id
-    left join refunds r on r.id = l.source_id
-    left join disputes d on d.id = l.source_id
-    left join payments p on p.id = l.source_payment_id
-   where l.kind <> 'payout'
-     and (l.payout_id is null
-          or coalesce(o.created_at, (select min(lp.created_at) from provider_ledger_lines lp
-                                      where lp.payout_id = l.payout_id and lp.kind = 'payout')) >= $1::timestamptz)`;
 
 export type LineWithoutItem = {
   id: string;
@@ -50,21 +23,65 @@ export type ProviderHeldRow = {
 };
 
 /**
- * Per account and currency of the ledger, in one pass over the held lines: the signed net of those counted
- * before $1, and those of them whose source Tally has no item for.
+ * Per account and currency of the ledger: the provider's lines held at `to` (the period's end), as the signed net
+ * of those counted before it, and those of them whose source Tally has no item for. Held: not `payout` lines,
+ * and in no payout created before `to` (Tally's payout, or the ledger's own line for that payout; a line in a
+ * payout neither dates counts as paid out). Each counts at the instant of its source Tally knows, on that
+ * source's business day (a refund's creation; a dispute's, or its win for the funds returned; a payment's
+ * success, or its return for what a return hands back), any other line on its own `created_at`. One parallel
+ * pass, summed per key in the workers; the lines without an item are sorted and cut here.
  */
 export async function sumProviderHeld(db: Queryable, to: Date): Promise<ProviderHeldRow[]> {
-  const { rows } = await db.query<ProviderHeldRow>(
-    `select account_id, currency, sum(net)::bigint as provider_held_end,
-            coalesce((array_agg(jsonb_build_object('id', id, 'txn_type', txn_type, 'net', net,
-                        'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                        'source_id', source_id, 'source_payment_id', source_payment_id)
-                      order by created_at, id) filter (where not known))[1:${ITEMS_LISTED}], '{}') as lines_without_item
-       from (${HELD_LINES}) held where counted_at < $1::timestamptz
+  const { rows } = await db.query<ProviderHeldRow & { unknown: LineWithoutItem[] | null }>(
+    `select l.account_id, l.currency, coalesce(sum(l.net) filter (where c.counted_at < $1::timestamptz), 0)::bigint
+              as provider_held_end,
+            array_agg(jsonb_build_object('id', l.id, 'txn_type', l.txn_type, 'net', l.net,
+                        'created_at', to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                        'source_id', l.source_id, 'source_payment_id', l.source_payment_id))
+              filter (where c.counted_at < $1::timestamptz and not c.known) as unknown
+       from provider_ledger_lines l
+       left join refunds r on r.id = l.source_id
+       left join disputes d on d.id = l.source_id
+       left join payments p on p.id = l.source_payment_id
+       cross join lateral (
+         select case when r.id is not null then coalesce(r.created_at, r.updated_at)
+                     when d.id is not null then
+                       case when l.net > 0 and d.status = 'won' then d.status_updated_at else d.created_at end
+                     when p.id is not null then
+                       case when l.kind not in ('payment', 'fee') and p.failed_at is not null then p.failed_at
+                            when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end
+                     else l.created_at end as counted_at,
+                (r.id is not null or d.id is not null or p.id is not null) as known) c
+      where l.kind <> 'payout' and (l.payout_id is null or l.payout_id = any($2::text[]))
       group by 1, 2`,
+    [to, await listPayoutsAfter(db, to)],
+  );
+  return rows.map(({ unknown, ...row }) => ({
+    ...row,
+    provider_held_end: Number(row.provider_held_end),
+    lines_without_item: (unknown ?? []).sort(byCreatedThenId).slice(0, ITEMS_LISTED),
+  }));
+}
+
+const byCreatedThenId = (a: LineWithoutItem, b: LineWithoutItem) =>
+  a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1;
+
+/**
+ * The payouts not yet created at `to`: Tally's created since, and those only the ledger lists whose first
+ * `payout` line is that late. A list apart, so the held lines' pass compares ids and stays parallel.
+ */
+async function listPayoutsAfter(db: Queryable, to: Date): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from payouts where created_at >= $1::timestamptz
+     union all
+     select lp.payout_id from provider_ledger_lines lp
+      where lp.kind = 'payout' and lp.payout_id is not null
+        and not exists (select 1 from payouts o where o.id = lp.payout_id)
+      group by lp.payout_id
+     having min(lp.created_at) >= $1::timestamptz`,
     [to],
   );
-  return rows.map((row) => ({ ...row, provider_held_end: Number(row.provider_held_end) }));
+  return rows.map((row) => row.id);
 }
 
 export type ItemWithoutLineRow = {

@@ -21,13 +21,25 @@ export function isTimeZone(timeZone: string): boolean {
 
 /** The calendar day (YYYY-MM-DD) an instant falls on in `timeZone`. */
 export function businessDate(instant: Date, timeZone: string): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(instant);
+  return dateFormatOf(timeZone).format(instant);
+}
+
+// Building a formatter costs far more than formatting with one; reports date thousands of instants.
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormatOf(timeZone: string): Intl.DateTimeFormat {
+  let format = dateFormats.get(timeZone);
+  if (!format) {
+    // en-CA writes dates as YYYY-MM-DD.
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dateFormats.set(timeZone, format);
+  }
+  return format;
 }
 
 /** A calendar day moved by whole days (no time zone involved: calendar arithmetic on the date). */

@@ -1,12 +1,12 @@
+import { PAYABLE_PAYMENT_STATUSES } from '../domain/paymentStatuses.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import type { PaymentPayoutFacts, SyncedAccount } from './paymentPayoutQueries.ts';
 import type { PaymentToCheck } from './payoutFactsQueries.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-// Statuses of a payment whose money the provider holds for the merchant: succeeded, then perhaps partly
-// refunded or disputed (a dispute takes its money back in its own lines).
-const PAID_OUT_STATUSES = new Set(['succeeded', 'partially_refunded', 'disputed']);
+// A dispute takes its money back in its own lines: a disputed payment is still paid out.
+const PAID_OUT_STATUSES = new Set<string>(PAYABLE_PAYMENT_STATUSES);
 
 /** The payout type that pays a payment out: bank accounts settle as `ach`, everything else as `cc`. */
 const payoutTypeOf = (payment: Pick<PaymentToCheck, 'methodKind'>) =>

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { PAYABLE_PAYMENT_STATUSES, sqlStatuses } from '../domain/paymentStatuses.ts';
 
 /**
  * Payments that may be awaiting payout past their time: in an account the payout sync lists, created between
@@ -16,7 +17,7 @@ export async function listPaymentsAwaitingPayout(
        from payout_sync_accounts s join payments p on p.account_id = s.account_id
       where p.created_at < s.newest_payout_created_at and p.created_at >= s.listed_from
         and p.created_at <= $1::timestamptz - make_interval(days => $2::int)
-        and p.status in ('succeeded', 'partially_refunded', 'disputed') and not coalesce(p.returned, false)
+        and p.status in ${sqlStatuses(PAYABLE_PAYMENT_STATUSES)} and not coalesce(p.returned, false)
         and not exists (
           select from payout_lines l join payouts po on po.id = l.payout_id
            where l.kind = 'payment' and l.amount > 0 and po.status not in ('failed', 'canceled')

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { SETTLED_PAYMENT_STATUSES, sqlStatuses } from '../domain/paymentStatuses.ts';
 
 export type DailyPaymentRow = {
   account_type: string;
@@ -15,8 +16,7 @@ export type DailyPaymentRow = {
   legacy_application_fees: number;
 };
 
-// Payments that moved money: succeeded, possibly refunded or disputed since.
-const SETTLED = `('succeeded', 'partially_refunded', 'fully_refunded', 'refunded', 'disputed')`;
+const SETTLED = sqlStatuses(SETTLED_PAYMENT_STATUSES);
 
 /**
  * Per account and currency: the day's settled payments, their gross and their fees by type and source, summed
