@@ -3,11 +3,13 @@ import type { MovementKind } from '../domain/movementKinds.ts';
 import type { BookedRow } from './closeQueries.ts';
 import type { JournalMovement } from './journal.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
-import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
+import { listPayoutsNotInBank, listPeriodFindings } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
 import { tieOutAt } from './tieOut.ts';
+import { ITEMS_LISTED } from './tieOutQueries.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
+import { listUnpaidPayments } from './unpaidPaymentQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
 
 export type AccountKey = { account_type: string; account_id: string; currency: string };
@@ -127,7 +129,8 @@ export async function buildPeriodClose(
     ),
   );
 
-  const tieOut = await tieOutAt(db, to, generatedAt);
+  const unpaid = await listUnpaidPayments(db, to, ITEMS_LISTED);
+  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);
@@ -185,7 +188,7 @@ export async function buildPeriodClose(
     open_items: {
       findings: findings.filter((row) => row.status === 'open').map(({ accepted: _accepted, ...row }) => row),
       accepted: findings.filter((row) => row.status === 'accepted'),
-      payments_awaiting_payout: await sumPaymentsAwaitingPayout(db, to),
+      payments_awaiting_payout: unpaid.awaiting,
       payouts_not_in_bank: (await listPayoutsNotInBank(db, to, timeZone)).map((row) => ({
         ...row,
         created_at: row.created_at.toISOString(),

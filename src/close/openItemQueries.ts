@@ -75,33 +75,6 @@ export async function listBlockingFindings(
   return rows;
 }
 
-export type AwaitingPayoutRow = {
-  account_type: string;
-  account_id: string;
-  currency: string;
-  payments: number;
-  amount: number;
-};
-
-/**
- * Succeeded payments created before the period's end, of accounts whose payouts Tally syncs, in no payout created
- * before it: as at the end, so a payout of 2 November leaves them awaiting payout in October.
- */
-export async function sumPaymentsAwaitingPayout(db: Queryable, to: Date): Promise<AwaitingPayoutRow[]> {
-  const { rows } = await db.query<AwaitingPayoutRow>(
-    `select p.account_type, p.account_id, p.currency, count(*)::int as payments, sum(p.amount)::bigint as amount
-       from payments p join payout_sync_accounts s on s.account_id = p.account_id
-      where p.created_at < $1::timestamptz
-        and p.status in ('succeeded', 'partially_refunded', 'disputed')
-        and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
-                         where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)
-      group by 1, 2, 3
-      order by 1, 2, 3`,
-    [to],
-  );
-  return rows;
-}
-
 export type PayoutNotInBankRow = {
   id: string;
   account_type: string;

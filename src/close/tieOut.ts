@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import {
+  ITEMS_LISTED,
   type ItemWithoutLineRow,
   type LedgerStateRow,
   type LineWithoutItem,
@@ -53,6 +54,9 @@ function ledgerStatusOf(state: LedgerStateRow | undefined, to: Date, now: Date) 
   return { ledger: 'listed' as const, note: null };
 }
 
+const byInstantThenId = (a: ItemWithoutLineRow, b: ItemWithoutLineRow) =>
+  a.at.getTime() !== b.at.getTime() ? a.at.getTime() - b.at.getTime() : a.id < b.id ? -1 : 1;
+
 function groupByKey<T extends { account_id: string; currency: string }>(rows: T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const row of rows) groups.set(keyOf(row), [...(groups.get(keyOf(row)) ?? []), row]);
@@ -62,12 +66,15 @@ function groupByKey<T extends { account_id: string; currency: string }>(rows: T[
 /**
  * The tie-out of every account and currency at the period's end `to` (docs/month-end.md):
  * the provider's held balance from its ledger, the difference from Tally's `held_end`, and the items on each side
- * that explain it; null, with the reason, for an account whose ledger is not listed or is stale.
+ * that explain it; null, with the reason, for an account whose ledger is not listed or is stale. The sales
+ * without a line come with the payments awaiting payout (listUnpaidPayments).
  */
-export async function tieOutAt(db: Queryable, to: Date, now: Date) {
+export async function tieOutAt(db: Queryable, to: Date, now: Date, salesWithoutLine: ItemWithoutLineRow[]) {
   const states = new Map((await listLedgerStates(db)).map((row) => [row.account_id, row]));
   const held = new Map((await sumProviderHeld(db, to)).map((row) => [keyOf(row), row]));
-  const items = groupByKey(await listItemsWithoutLine(db, to));
+  const items = groupByKey(
+    [...salesWithoutLine, ...(await listItemsWithoutLine(db, to))].sort(byInstantThenId),
+  );
   return (account: { account_id: string; currency: string }, heldEnd: number): TieOut => {
     const state = states.get(account.account_id);
     const { ledger, note } = ledgerStatusOf(state, to, now);
@@ -84,10 +91,12 @@ export async function tieOutAt(db: Queryable, to: Date, now: Date) {
         failed_at: iso(state?.failed_at ?? null),
         provider_lines_without_item: listed ? (providerHeld?.lines_without_item ?? []) : [],
         items_without_provider_line: listed
-          ? (items.get(keyOf(account)) ?? []).map(({ account_id: _a, currency: _c, at, ...item }) => ({
-              ...item,
-              at: at.toISOString(),
-            }))
+          ? (items.get(keyOf(account)) ?? [])
+              .slice(0, ITEMS_LISTED)
+              .map(({ account_id: _a, currency: _c, at, ...item }) => ({
+                ...item,
+                at: at.toISOString(),
+              }))
           : [],
       },
     };

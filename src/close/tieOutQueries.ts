@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementRules.ts';
+import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT } from './movementRules.ts';
 
 // How many explaining items of each side the report lists per account and currency.
 export const ITEMS_LISTED = 100;
@@ -94,10 +94,10 @@ export type ItemWithoutLineRow = {
 };
 
 /**
- * Tally's items held at $1 of accounts with a ledger listing that the provider lists no line for, the first
- * ITEMS_LISTED of each key: a sale (net of its fees), a refund or a dispute withdrawn, counted before $1 and
- * since the payout sync's listing start (older ones count only once a payout contains them), in no payout
- * created before $1.
+ * Tally's refunds and disputes held at $1 of accounts with a ledger listing that the provider lists no line for,
+ * the first ITEMS_LISTED of each key: a refund or a dispute withdrawn, counted before $1 and since the payout
+ * sync's listing start (older ones count only once a payout contains them), in no payout created before $1.
+ * The sales are found with the payments awaiting payout (listUnpaidPayments).
  */
 export async function listItemsWithoutLine(db: Queryable, to: Date): Promise<ItemWithoutLineRow[]> {
   const { rows } = await db.query<ItemWithoutLineRow>(
@@ -105,17 +105,8 @@ export async function listItemsWithoutLine(db: Queryable, to: Date): Promise<Ite
        select s.account_id, s.listed_from from payout_sync_accounts s
          join provider_ledger_listings g on g.account_id = s.account_id and g.listed_at is not null
      ), items as (
-       select p.account_id, p.currency, 'payment' as type, p.id,
-              p.amount - p.fees_processing - p.fees_platform - p.fees_other as amount,
-              case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
-         from payments p
-        where ${SUCCEEDED_PAYMENT} and p.created_at < $1::timestamptz
-          and exists (select 1 from listed s where s.account_id = p.account_id and p.created_at >= s.listed_from)
-          and not exists (select 1 from payout_lines pl join payouts o on o.id = pl.payout_id
-                           where pl.source_payment_id = p.id and pl.kind = 'payment' and o.created_at < $1::timestamptz)
-          and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = p.id)
-       union all
-       select p.account_id, p.currency, 'refund', r.id, -r.amount, coalesce(r.created_at, r.updated_at)
+       select p.account_id, p.currency, 'refund' as type, r.id, -r.amount as amount,
+              coalesce(r.created_at, r.updated_at) as at
          from refunds r join payments p on p.id = r.payment_id
         where r.status in ${SUCCEEDED_REFUND} and coalesce(r.created_at, r.updated_at) < $1::timestamptz
           and exists (select 1 from listed s
