@@ -79,11 +79,15 @@ async function listRefunds(
   timeZone: string,
 ): Promise<MovementRow[]> {
   const values = [from ?? '-infinity', to, timeZone];
-  const { rows } = await db.query<MovementRow>(refundSums('', 1), values);
+  const { rows } = await db.query<MovementRow>(refundSums({ refunds: '', items: '' }, 1), values);
+  // Only refunds older than some account's listing start can be left out: those are read by index.
   const leftOut = await db.query<MovementRow>(
     refundSums(
-      `and coalesce(r.created_at, r.updated_at) < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
-       and not ${COUNTED('p.account_id', 'coalesce(r.created_at, r.updated_at)', `l.source_id = r.id and l.kind = 'refund'`)}`,
+      {
+        refunds: `and coalesce(r.created_at, r.updated_at)
+                        < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)`,
+        items: `where not ${COUNTED('p.account_id', 'i.at', `l.source_id = i.refund_id and l.kind = 'refund'`)}`,
+      },
       -1,
     ),
     values,
@@ -91,21 +95,27 @@ async function listRefunds(
   return [...rows, ...leftOut.rows].map((row) => ({ ...row, amount: Number(row.amount) }));
 }
 
-/** The refunds between $1 and $2 (and the fees they returned) that meet `condition`, summed times `sign`. */
-function refundSums(condition: string, sign: 1 | -1) {
-  const refunded = `refunds r join payments p on p.id = r.payment_id
-     where r.status in ${SUCCEEDED_REFUND} ${condition}
+/**
+ * The refunds between $1 and $2 that meet `where.refunds`, and the fees they returned, as items `i` (refund_id,
+ * at, day, kind, amount) that meet `where.items`, summed times `sign`: refunds and fees as one set that meets the
+ * payments (for the account key) in a single join.
+ */
+function refundSums(where: { refunds: string; items: string }, sign: 1 | -1) {
+  const refunded = `refunds r
+     where r.status in ${SUCCEEDED_REFUND} ${where.refunds}
        and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
             or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
-  const day = `(coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text`;
-  return `select p.account_type, p.account_id, p.currency, ${day} as day, 'refund' as kind, null::text as reference,
-                 ${sign} * sum(r.amount)::bigint as amount
-            from ${refunded}
-           group by 1, 2, 3, 4
-          union all
-          select p.account_type, p.account_id, p.currency, ${day}, 'fee_returned_' || ${FEE_KIND('f.type')}, null,
-                 ${sign} * sum(f.returned_amount)::bigint
-            from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0
+  const item = `r.id as refund_id, coalesce(r.created_at, r.updated_at) as at,
+                (coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text as day`;
+  return `select p.account_type, p.account_id, p.currency, i.day, i.kind, null::text as reference,
+                 ${sign} * sum(i.amount)::bigint as amount
+            from payments p
+            join (select r.payment_id, ${item}, 'refund' as kind, r.amount from ${refunded}
+                  union all
+                  select r.payment_id, ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
+                    from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0) i
+              on i.payment_id = p.id
+           ${where.items}
            group by 1, 2, 3, 4, 5`;
 }
 
