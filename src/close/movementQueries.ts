@@ -1,21 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
-import type { MovementKind } from '../domain/movementKinds.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND } from './movementRules.ts';
+import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow } from './movementRules.ts';
 import { type Granularity, listLeftOutSales, listSales } from './salesQueries.ts';
-
-/** A sum of one kind of movement on one business day, per account and currency; payouts one by one. */
-export type MovementRow = {
-  account_type: string;
-  account_id: string;
-  currency: string;
-  /** The business day; with month granularity, the first day of its month. */
-  day: string;
-  kind: MovementKind;
-  /** The payout id for payout, reversal, bank and unexplained movements; null for daily sums. */
-  reference: string | null;
-  amount: number;
-};
 
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;

@@ -1,4 +1,18 @@
+import type { MovementKind } from '../domain/movementKinds.ts';
 import { SETTLED_PAYMENT_STATUSES, sqlStatuses } from '../domain/paymentStatuses.ts';
+
+/** A sum of one kind of movement on one business day, per account and currency; payouts one by one. */
+export type MovementRow = {
+  account_type: string;
+  account_id: string;
+  currency: string;
+  /** The business day; with month granularity, the first day of its month. */
+  day: string;
+  kind: MovementKind;
+  /** The payout id for payout, reversal, bank and unexplained movements; null for daily sums. */
+  reference: string | null;
+  amount: number;
+};
 
 // The rules of when an item counts (docs/month-end.md, "When each item counts"), as SQL fragments over a
 // payment `p`, shared by the movements, the open items and the tie-out.

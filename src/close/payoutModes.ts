@@ -1,4 +1,4 @@
-import type { MovementRow } from './movementQueries.ts';
+import type { MovementRow } from './movementRules.ts';
 
 /** The account_type of a payout whose account's mode the provider never stated (movementQueries.ts). */
 export const UNKNOWN_MODE = 'unknown';

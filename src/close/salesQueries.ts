@@ -1,10 +1,10 @@
 import type { Queryable } from '../db/pool.ts';
-import type { MovementRow } from './movementQueries.ts';
 import {
   CAPTURE_WINDOW,
   COUNTED,
   MANUAL_CAPTURE,
   MANUAL_SUCCEEDED_AT,
+  type MovementRow,
   SUCCEEDED_PAYMENT,
 } from './movementRules.ts';
 
