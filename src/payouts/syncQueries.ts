@@ -101,25 +101,3 @@ export async function recordAccountSync(
     [accountId, sync.at, sync.listedFrom, sync.newestPayoutCreatedAt],
   );
 }
-
-/**
- * Of these payouts, those whose lines are neither all projected nor stored by a sync of the payout's shown
- * state, with their account: a rebuild from the raw log, which projects a delivery before the lines the sync
- * stored after it, sends no sync for them.
- */
-export async function listPayoutsAwaitingLines(
-  db: Queryable,
-  payoutIds: string[],
-): Promise<{ id: string; account_id: string }[]> {
-  if (payoutIds.length === 0) return [];
-  const { rows } = await db.query<{ id: string; account_id: string }>(
-    `select p.id, p.account_id from payouts p
-      where p.id = any($1::text[]) and not p.lines_complete
-        and not exists (select 1 from payout_line_syncs s
-                         where s.payout_id = p.id and s.payout_status = p.status
-                           and s.payout_updated_at >= p.updated_at)
-      order by p.id`,
-    [payoutIds],
-  );
-  return rows;
-}

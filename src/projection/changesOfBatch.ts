@@ -8,9 +8,9 @@ import {
   type WrittenObject,
 } from '../changes/appendChanges.ts';
 import type { Queryable } from '../db/pool.ts';
-import { readPayoutDetail } from '../payouts/payoutDetail.ts';
 import type { BatchRows } from './batchRows.ts';
 import { PAYMENT_COLUMNS } from './payments/paymentQueries.ts';
+import { readPayoutDetail } from './payouts/payoutDetail.ts';
 import { INTERNAL, INTERNAL_COLUMNS, OBJECT_JSON, paymentJson } from './readQueries.ts';
 
 // The payment's columns the projection writes and the API shows, as a row: its text is far cheaper to digest

@@ -3,8 +3,6 @@ import { type Pool, type PoolClient, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { resolveDeliveredMissedEvents } from '../findings/queries.ts';
 import { isNestedTooDeep, MAX_DEPTH } from '../ingest/envelope.ts';
-import { enqueueLineSyncs } from '../payouts/enqueueLineSyncs.ts';
-import { enqueuePayoutReconciliations } from '../payouts/enqueuePayoutReconciliations.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { markPaymentsProjected } from '../reconciliation/stateQueries.ts';
@@ -20,6 +18,7 @@ import {
   markEventFailed,
   markEventsProcessed,
 } from './eventQueries.ts';
+import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
 import { projectBatch } from './projectBatch.ts';
 import { unknownValuesOf } from './unknownValues.ts';
 

@@ -1,5 +1,5 @@
 import { decimal } from '../domain/money.ts';
-import type { PayoutDetail } from '../payouts/payoutDetail.ts';
+import type { PayoutDetail } from '../projection/payouts/payoutDetail.ts';
 import { csvField } from './renderCsv.ts';
 
 type Line = PayoutDetail['lines'][number];

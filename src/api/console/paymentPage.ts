@@ -6,7 +6,7 @@ import { calculateFee } from '../../domain/feeFormula.ts';
 import { listFeeConfigurationsOfPayment } from '../../feeConfigurations/readQueries.ts';
 import { listFindings } from '../../findings/queries.ts';
 import { listPaymentTimeline } from '../../ingest/timelineQueries.ts';
-import { listPayoutLinesOfPayment } from '../../payouts/payoutReadQueries.ts';
+import { listPayoutLinesOfPayment } from '../../projection/payouts/payoutReadQueries.ts';
 import { findPaymentDetail } from '../../projection/readQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { readPayoutDetail } from '../../payouts/payoutDetail.ts';
-import { listPayouts } from '../../payouts/payoutReadQueries.ts';
+import { readPayoutDetail } from '../../projection/payouts/payoutDetail.ts';
+import { listPayouts } from '../../projection/payouts/payoutReadQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { keyPageFromQuery, paginateByKey } from '../routes/keyPagination.ts';

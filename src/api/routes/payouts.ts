@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { type PayoutDetail, readPayoutDetail } from '../../payouts/payoutDetail.ts';
-import { listPayouts, type PayoutFilter } from '../../payouts/payoutReadQueries.ts';
+import { type PayoutDetail, readPayoutDetail } from '../../projection/payouts/payoutDetail.ts';
+import { listPayouts, type PayoutFilter } from '../../projection/payouts/payoutReadQueries.ts';
 import { renderPayoutCsv } from '../../reports/payoutCsv.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
 import {
   findBankLineOfPayout,
   findPayout,

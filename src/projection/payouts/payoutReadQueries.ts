@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
 
 /** A page of payouts: keyset on (created_at, id), newest first; the keys are payout ids. */
 export type PayoutPage = { limit: number; afterId: string | null; beforeId: string | null };
