@@ -57,7 +57,7 @@ const database = await startEmbeddedPostgres(dataDir, log);
 try {
   await release(database.connectionString, log);
   const pool = createPool(database.connectionString, log, 4);
-  const { from, to } = await periodBounds(pool, PERIOD, TIME_ZONE);
+  const { from, to } = periodBounds(PERIOD, TIME_ZONE);
   // Generating millions of rows takes longer than the application pool's statement timeout.
   const loader = new pg.Client({ connectionString: database.connectionString });
   await loader.connect();

@@ -113,7 +113,7 @@ export async function buildPeriodClose(
   generatedAt: Date,
   prior: PriorClose | null,
 ) {
-  const { from, to } = await periodBounds(db, period, timeZone);
+  const { from, to } = periodBounds(period, timeZone);
   const movements = await listMovements(db, from, to, timeZone);
   const beforeRows = await listMovements(db, null, from, timeZone);
   const before = totalsByKey(beforeRows);

@@ -82,7 +82,7 @@ export async function checkClosedPeriods(
     for (const { period } of closedPeriods) {
       const version = await findClosedVersion(client, period);
       if (version === null) continue;
-      const { from, to } = await periodBounds(client, period, timeZone);
+      const { from, to } = periodBounds(period, timeZone);
       const current = new Map<string, { key: AccountKey; totals: KindTotals }>();
       for (const row of await listMovements(client, from, to, timeZone)) {
         const key = { account_type: row.account_type, account_id: row.account_id, currency: row.currency };

@@ -22,7 +22,7 @@ export async function listPeriods(pool: Pool, config: Config, now: Date) {
     const first = await findFirstActivityPeriod(client, timeZone, now);
     if (first === null) return [];
     const periods = periodsBetween(first, periodOf(now, timeZone));
-    const { from } = await periodBounds(client, first, timeZone);
+    const { from } = periodBounds(first, timeZone);
     const movements = await listMovements(client, from, now, timeZone);
     const totals = new Map<string, { account_type: string; currency: string; totals: KindTotals }>();
     for (const row of movements) {
@@ -38,7 +38,7 @@ export async function listPeriods(pool: Pool, config: Config, now: Date) {
     const closed = new Map((await listClosedPeriods(client)).map((row) => [row.period, row]));
     const rows = [];
     for (const period of periods.toReversed()) {
-      const bounds = await periodBounds(client, period, timeZone);
+      const bounds = periodBounds(period, timeZone);
       const findings = await listPeriodFindings(client, period, bounds.from, bounds.to);
       const state = closed.get(period);
       const version = state ? await findClosedVersion(client, period) : null;
