@@ -6,6 +6,7 @@ import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
+import { addMovement, sumByKey } from './sumByKey.ts';
 import { tieOutAt } from './tieOut.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
@@ -38,20 +39,26 @@ export function bookedOf(rows: MovementRow[]): BookedRow[] {
   }));
 }
 
+const accountOf = (row: AccountKey): AccountKey => ({
+  account_type: row.account_type,
+  account_id: row.account_id,
+  currency: row.currency,
+});
+const monthKeyOf = (month: string, row: AccountKey) => `${month}\u0000${keyOf(row)}`;
+const startMonth = (month: string, row: AccountKey): MonthTotals => ({
+  month,
+  key: accountOf(row),
+  totals: emptyTotals(),
+});
+
 function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
-  const byMonth = new Map<string, MonthTotals>();
-  for (const row of rows) {
-    const month = row.day.slice(0, 7);
-    const key = `${month}\u0000${keyOf(row)}`;
-    const entry = byMonth.get(key) ?? {
-      month,
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    entry.totals[row.kind] += row.amount;
-    byMonth.set(key, entry);
-  }
-  return byMonth;
+  const monthOf = (row: MovementRow) => row.day.slice(0, 7);
+  return sumByKey(
+    rows,
+    (row) => monthKeyOf(monthOf(row), row),
+    (row) => startMonth(monthOf(row), row),
+    addMovement,
+  );
 }
 
 /**
@@ -59,35 +66,28 @@ function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
  * the months before it, less what the closed periods booked of them.
  */
 function adjustmentsOf(beforeRows: MovementRow[], prior: PriorClose): Map<string, MonthTotals> {
-  const adjustments = totalsByMonth(beforeRows);
-  for (const row of prior.booked) {
-    const key = `${row.month}\u0000${keyOf(row)}`;
-    const entry = adjustments.get(key) ?? {
-      month: row.month,
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    for (const [kind, amount] of Object.entries(row.totals) as [MovementKind, number][])
-      entry.totals[kind] -= amount;
-    adjustments.set(key, entry);
-  }
+  const booked = prior.booked.flatMap((row) =>
+    (Object.entries(row.totals) as [MovementKind, number][]).map(([kind, amount]) => ({
+      ...row,
+      kind,
+      amount: -amount,
+    })),
+  );
+  const adjustments = sumByKey(
+    booked,
+    (row) => monthKeyOf(row.month, row),
+    (row) => startMonth(row.month, row),
+    addMovement,
+    totalsByMonth(beforeRows),
+  );
   for (const [key, entry] of adjustments)
     if (Object.values(entry.totals).every((amount) => amount === 0)) adjustments.delete(key);
   return adjustments;
 }
 
-function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
-  const byKey = new Map<string, { key: AccountKey; totals: KindTotals }>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const entry = byKey.get(key) ?? {
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    entry.totals[row.kind] += row.amount;
-    byKey.set(key, entry);
-  }
-  return byKey;
+/** Movements summed per account key, by kind. */
+export function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
+  return sumByKey(rows, keyOf, (row) => ({ key: accountOf(row), totals: emptyTotals() }), addMovement);
 }
 
 /**
@@ -135,14 +135,18 @@ export async function buildPeriodClose(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, account]) => {
       const totals = during.get(key)?.totals ?? emptyTotals();
-      const heldBefore = heldOf(before.get(key)?.totals ?? emptyTotals());
+      const beforeTotals = before.get(key)?.totals ?? emptyTotals();
+      const heldBefore = heldOf(beforeTotals);
       const heldStart = prior ? (prior.heldEnd.get(key) ?? 0) : heldBefore;
       const walk = walkOf(heldStart, heldBefore - heldStart, heldBefore, totals);
       const explained = unexplainedByFinding.filter(
         (row) => row.account_id === account.account_id && row.currency === account.currency,
       );
-      const beforeTotals = before.get(key)?.totals ?? emptyTotals();
-      const inTransit = (t: KindTotals) => t.payout - t.payout_reversed - t.bank_credit;
+      // Paid out by the provider and not yet seen in the bank, before and during the period.
+      const inTransit = [beforeTotals, totals].reduce(
+        (sum, t) => sum + t.payout - t.payout_reversed - t.bank_credit,
+        0,
+      );
       return {
         ...account,
         activity: activityOf(totals),
@@ -150,9 +154,9 @@ export async function buildPeriodClose(
           created: totals.payout,
           reversed: totals.payout_reversed,
           paid_out: walk.paid_out,
-          in_transit_end: inTransit(beforeTotals) + inTransit(totals),
+          in_transit_end: inTransit,
         },
-        bank: { confirmed: totals.bank_credit, not_confirmed: inTransit(beforeTotals) + inTransit(totals) },
+        bank: { confirmed: totals.bank_credit, not_confirmed: inTransit },
         walk,
         unexplained: {
           total: walk.unexplained,
@@ -206,35 +210,44 @@ function journalMovementsOf(
   adjustments: MonthTotals[],
   period: string,
 ): JournalMovement[] {
-  const sums = new Map<string, JournalMovement>();
-  for (const row of movements) {
-    if (row.account_type !== 'live') continue;
-    const key = `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`;
-    const entry = sums.get(key) ?? {
+  const addAmount = (entry: JournalMovement, row: { amount: number }) => {
+    entry.amount += row.amount;
+  };
+  const sums = sumByKey(
+    movements.filter((row) => row.account_type === 'live'),
+    (row) => `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`,
+    (row): JournalMovement => ({
       currency: row.currency,
       day: row.day,
       kind: row.kind,
       reference: row.reference,
       amount: 0,
-    };
-    entry.amount += row.amount;
-    sums.set(key, entry);
-  }
-  for (const { month, key: account, totals } of adjustments) {
-    if (account.account_type !== 'live') continue;
-    for (const [kind, amount] of Object.entries(totals) as [MovementKind, number][]) {
-      const key = `${account.currency}\u0000adjust\u0000${month}\u0000${kind}`;
-      const entry = sums.get(key) ?? {
-        currency: account.currency,
-        day: `${period}-01`,
+    }),
+    addAmount,
+  );
+  const adjusted = adjustments
+    .filter(({ key }) => key.account_type === 'live')
+    .flatMap(({ month, key, totals }) =>
+      (Object.entries(totals) as [MovementKind, number][]).map(([kind, amount]) => ({
+        month,
+        currency: key.currency,
         kind,
-        reference: null,
-        amount: 0,
-        adjusts: month,
-      };
-      entry.amount += amount;
-      sums.set(key, entry);
-    }
-  }
+        amount,
+      })),
+    );
+  sumByKey(
+    adjusted,
+    (row) => `${row.currency}\u0000adjust\u0000${row.month}\u0000${row.kind}`,
+    (row): JournalMovement => ({
+      currency: row.currency,
+      day: `${period}-01`,
+      kind: row.kind,
+      reference: null,
+      amount: 0,
+      adjusts: row.month,
+    }),
+    addAmount,
+    sums,
+  );
   return [...sums.values()].filter((entry) => entry.amount !== 0);
 }

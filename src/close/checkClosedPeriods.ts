@@ -4,7 +4,7 @@ import { MOVEMENT_KINDS } from '../domain/movementKinds.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
-import { type AccountKey, keyOf, type PeriodReport } from './buildPeriodReport.ts';
+import { type AccountKey, keyOf, type PeriodReport, totalsByKey } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
 import { listMovements } from './movementQueries.ts';
 import { storedReport } from './periodService.ts';
@@ -83,13 +83,7 @@ export async function checkClosedPeriods(
       const version = await findClosedVersion(client, period);
       if (version === null) continue;
       const { from, to } = periodBounds(period, timeZone);
-      const current = new Map<string, { key: AccountKey; totals: KindTotals }>();
-      for (const row of await listMovements(client, from, to, timeZone)) {
-        const key = { account_type: row.account_type, account_id: row.account_id, currency: row.currency };
-        const entry = current.get(keyOf(row)) ?? { key, totals: emptyTotals() };
-        entry.totals[row.kind] += row.amount;
-        current.set(keyOf(row), entry);
-      }
+      const current = totalsByKey(await listMovements(client, from, to, timeZone));
       found.push(...closedPeriodDrafts(storedReport(version), version.version, current));
     }
     return found;
