@@ -1,12 +1,15 @@
 import type { Response } from 'express';
+import type { z } from 'zod';
 import { closePeriod, reopenPeriod } from '../close/closePeriod.ts';
 import { findClosedVersion, listPeriodHistory, type PeriodVersionRow } from '../close/closeQueries.ts';
 import { insertJournalExport, type JournalExportRow } from '../close/journalQueries.ts';
 import { findChangesBase, type JournalRequest, partOf, periodJournal } from '../close/periodJournal.ts';
 import { checkPeriod, type ServedPeriod, serveNamedPeriod } from '../close/periodService.ts';
+import type { PeriodAction } from '../close/periods.ts';
 import { renderPeriodCsv } from '../close/renderPeriod.ts';
 import { renderPeriodHtml } from '../close/renderPeriodHtml.ts';
 import type { AppDeps } from './deps.ts';
+import type { periodStateSchema } from './openapi/periodSchemas.ts';
 
 // What the API's period routes and the console's period pages both answer with: one implementation each.
 
@@ -14,8 +17,13 @@ import type { AppDeps } from './deps.ts';
 export const serve = (deps: AppDeps, period: string): Promise<ServedPeriod> =>
   serveNamedPeriod({ pool: deps.pool, readPool: deps.reads.pool }, period, deps.config, deps.now());
 
-/** The close fields of a period's answer: its state, and for a closed one its version, hash and data cut-off. */
-export function closeStateOf(closed: PeriodVersionRow | null) {
+/**
+ * The close fields of a period's answer: its state, and for a closed one its version, hash and data cut-off;
+ * typed by the answer's declared schema, so a field one of them lacks fails to compile.
+ */
+export function closeStateOf(
+  closed: PeriodVersionRow | null,
+): Omit<z.input<typeof periodStateSchema>, 'period' | 'history'> {
   return {
     status: closed ? ('closed' as const) : ('open' as const),
     version: closed?.version ?? null,
@@ -83,7 +91,7 @@ export async function sendJournal(
  */
 export async function changePeriodState(
   deps: AppDeps,
-  action: 'close' | 'reopen',
+  action: PeriodAction,
   change: { period: string; actor: string; note: string | null },
 ) {
   const now = deps.now();

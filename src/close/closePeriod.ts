@@ -12,9 +12,11 @@ import {
   readCutOff,
 } from './closeQueries.ts';
 import { findCloseRefusals, findOrderRefusals } from './closeRules.ts';
+import { storedCutOff } from './cutOff.ts';
 import { recordHeldMismatches } from './heldMismatches.ts';
 import { journalOf } from './periodJournal.ts';
 import { findPriorClose } from './periodService.ts';
+import type { PeriodAction } from './periods.ts';
 
 /** A close or reopen the rules refuse (409), or a reopen without a note (422); nothing was changed. */
 export class CloseRefusedError extends Error {
@@ -28,7 +30,7 @@ export class CloseRefusedError extends Error {
   }
 }
 
-const refusal = (period: string, action: 'close' | 'reopen', reasons: string[]) =>
+const refusal = (period: string, action: PeriodAction, reasons: string[]) =>
   new CloseRefusedError(
     `${period} cannot be ${action === 'close' ? 'closed' : 'reopened'}: ${reasons.join('; ')}`,
     'refused',
@@ -75,12 +77,7 @@ export async function closePeriod(
         journal: journalText,
         content_sha256: createHash('sha256').update(`${reportText}\n${journalText}`).digest('hex'),
         booked: built.booked,
-        cut_off: {
-          last_delivery_received_at: built.cutOff.last_delivery_received_at?.toISOString() ?? null,
-          last_sweep_at: built.cutOff.last_sweep_at?.toISOString() ?? null,
-          last_payout_sync_at: built.cutOff.last_payout_sync_at?.toISOString() ?? null,
-          newest_statement_date: built.cutOff.newest_statement_date,
-        },
+        cut_off: storedCutOff(built.cutOff),
         closed_by: request.actor,
         closed_at: now,
       },

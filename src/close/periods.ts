@@ -3,6 +3,12 @@ import { businessDate, localMidnight } from '../domain/days.ts';
 /** A period is a calendar month, `YYYY-MM`, in BUSINESS_TIME_ZONE. */
 export const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 
+/** A period is open (its numbers as Tally now says) or closed (a stored version, served unchanged). */
+export const PERIOD_STATUSES = ['open', 'closed'] as const;
+/** What changes a period's state; each is a row of its history. */
+export const PERIOD_ACTIONS = ['close', 'reopen'] as const;
+export type PeriodAction = (typeof PERIOD_ACTIONS)[number];
+
 export function nextPeriod(period: string): string {
   const [year, month] = period.split('-').map(Number) as [number, number];
   return month === 12 ? `${year + 1}-01` : `${year}-${String(month + 1).padStart(2, '0')}`;

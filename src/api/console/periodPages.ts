@@ -3,6 +3,7 @@ import { listPeriodHistory } from '../../close/closeQueries.ts';
 import { listJournalExports } from '../../close/journalQueries.ts';
 import { listPeriods } from '../../close/listPeriods.ts';
 import { journalDownloads, journalRequestSchema } from '../../close/periodJournal.ts';
+import { PERIOD_ACTIONS } from '../../close/periods.ts';
 import { renderPeriodBody } from '../../close/renderPeriodHtml.ts';
 import type { AppDeps } from '../deps.ts';
 import {
@@ -67,7 +68,7 @@ export function periodPages(deps: AppDeps): Router {
       next();
     },
   ];
-  for (const action of ['close', 'reopen'] as const) {
+  for (const action of PERIOD_ACTIONS) {
     router.post(`/periods/:period/${action}`, ...guards, async (req, res) => {
       const { note } = parseBody(noteBody, req.body);
       const actor = req.principal?.name as string;

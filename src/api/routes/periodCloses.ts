@@ -1,3 +1,4 @@
+import type { PeriodAction } from '../../close/periods.ts';
 import * as schemas from '../openapi/responses.ts';
 import { changePeriodState } from '../periodAnswers.ts';
 import { single } from './envelope.ts';
@@ -10,7 +11,7 @@ import { jsonBody, ok, type Route, refused, route } from './route.ts';
  * period's state and history after the change. A refusal by the rules is 409 naming every reason, a reopen
  * without a note 422; either changes nothing.
  */
-function periodChangeRoute(action: 'close' | 'reopen', summary: string, description: string): Route {
+function periodChangeRoute(action: PeriodAction, summary: string, description: string): Route {
   return route({
     method: 'post',
     path: `/api/periods/{period}/${action}`,
