@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { MovementKind } from '../domain/movementKinds.ts';
 import type { BookedRow } from './closeQueries.ts';
-import type { JournalMovement } from './journal.ts';
+import { journalMovementsOf } from './journal.ts';
 import { listMovements, type MovementRow } from './movementQueries.ts';
 import { listPayoutsNotInBank, listPeriodFindings, sumPaymentsAwaitingPayout } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
@@ -32,7 +32,7 @@ export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
 
 /** Movements summed per month and account key, by kind: what a close books. */
 export function bookedOf(rows: MovementRow[]): BookedRow[] {
-  return [...totalsByMonth(rows).values()].map(({ month, key, totals }) => ({
+  return [...totalsByMonth(rows, monthOfDay).values()].map(({ month, key, totals }) => ({
     month,
     ...key,
     totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
@@ -44,20 +44,21 @@ const accountOf = (row: AccountKey): AccountKey => ({
   account_id: row.account_id,
   currency: row.currency,
 });
-const monthKeyOf = (month: string, row: AccountKey) => `${month}\u0000${keyOf(row)}`;
-const startMonth = (month: string, row: AccountKey): MonthTotals => ({
-  month,
-  key: accountOf(row),
-  totals: emptyTotals(),
-});
+type Movement = AccountKey & { kind: MovementKind; amount: number };
+const monthOfDay = (row: MovementRow) => row.day.slice(0, 7);
 
-function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
-  const monthOf = (row: MovementRow) => row.day.slice(0, 7);
+/** Movements summed per month and account key, by kind (into `sums` when given). */
+function totalsByMonth<Row extends Movement>(
+  rows: Row[],
+  monthOf: (row: Row) => string,
+  sums?: Map<string, MonthTotals>,
+): Map<string, MonthTotals> {
   return sumByKey(
     rows,
-    (row) => monthKeyOf(monthOf(row), row),
-    (row) => startMonth(monthOf(row), row),
+    (row) => `${monthOf(row)}\u0000${keyOf(row)}`,
+    (row) => ({ month: monthOf(row), key: accountOf(row), totals: emptyTotals() }),
     addMovement,
+    sums,
   );
 }
 
@@ -73,20 +74,14 @@ function adjustmentsOf(beforeRows: MovementRow[], prior: PriorClose): Map<string
       amount: -amount,
     })),
   );
-  const adjustments = sumByKey(
-    booked,
-    (row) => monthKeyOf(row.month, row),
-    (row) => startMonth(row.month, row),
-    addMovement,
-    totalsByMonth(beforeRows),
-  );
+  const adjustments = totalsByMonth(booked, (row) => row.month, totalsByMonth(beforeRows, monthOfDay));
   for (const [key, entry] of adjustments)
     if (Object.values(entry.totals).every((amount) => amount === 0)) adjustments.delete(key);
   return adjustments;
 }
 
 /** Movements summed per account key, by kind. */
-export function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
+export function totalsByKey(rows: Movement[]) {
   return sumByKey(rows, keyOf, (row) => ({ key: accountOf(row), totals: emptyTotals() }), addMovement);
 }
 
@@ -199,55 +194,4 @@ export async function buildPeriodClose(
     journal: journalMovementsOf(movements, [...byOrigin.values()], period),
   };
   return { report, booked: bookedOf([...beforeRows, ...movements]) };
-}
-
-/**
- * Live money only (a ledger books no test payments), summed over accounts per day, kind and currency; and the
- * adjustments per month of origin, kind and currency, dated the period's first day.
- */
-function journalMovementsOf(
-  movements: MovementRow[],
-  adjustments: MonthTotals[],
-  period: string,
-): JournalMovement[] {
-  const addAmount = (entry: JournalMovement, row: { amount: number }) => {
-    entry.amount += row.amount;
-  };
-  const sums = sumByKey(
-    movements.filter((row) => row.account_type === 'live'),
-    (row) => `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`,
-    (row): JournalMovement => ({
-      currency: row.currency,
-      day: row.day,
-      kind: row.kind,
-      reference: row.reference,
-      amount: 0,
-    }),
-    addAmount,
-  );
-  const adjusted = adjustments
-    .filter(({ key }) => key.account_type === 'live')
-    .flatMap(({ month, key, totals }) =>
-      (Object.entries(totals) as [MovementKind, number][]).map(([kind, amount]) => ({
-        month,
-        currency: key.currency,
-        kind,
-        amount,
-      })),
-    );
-  sumByKey(
-    adjusted,
-    (row) => `${row.currency}\u0000adjust\u0000${row.month}\u0000${row.kind}`,
-    (row): JournalMovement => ({
-      currency: row.currency,
-      day: `${period}-01`,
-      kind: row.kind,
-      reference: null,
-      amount: 0,
-      adjusts: row.month,
-    }),
-    addAmount,
-    sums,
-  );
-  return [...sums.values()].filter((entry) => entry.amount !== 0);
 }
