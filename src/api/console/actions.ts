@@ -5,8 +5,8 @@ import type { WorkflowAction } from '../../findings/workflow.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { requireRole } from '../routes/auth.ts';
+import { findingIdOf } from '../routes/findingAnswers.ts';
 import { findingFilterOf } from '../routes/findingFilter.ts';
-import { findingIdOf } from '../routes/findings.ts';
 import { noteBody, oneOf, parseQuery } from '../routes/params.ts';
 import { requireCsrfToken } from './session.ts';
 

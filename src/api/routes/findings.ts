@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import type { Pool } from '../../db/pool.ts';
 import { changeFinding } from '../../findings/changeFindings.ts';
-import { FINDING_ID, findingIdText } from '../../findings/findingId.ts';
-import { presentFinding, readFindingWithHistory } from '../../findings/presentFinding.ts';
+import { findingIdText } from '../../findings/findingId.ts';
+import { presentFinding } from '../../findings/presentFinding.ts';
 import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
+import { findingIdParam, findingWithHistory } from './findingAnswers.ts';
 import { findingFilterFrom, findingFilterQuery } from './findingFilter.ts';
 import { paginate } from './pagination.ts';
-import { noteBody, oneOf, parseRowId, refusedAs } from './params.ts';
+import { noteBody, oneOf, refusedAs } from './params.ts';
 import { jsonBody, notFound, ok, refused, route } from './route.ts';
 
 // The contract's path words: notes are added to `/notes`.
@@ -20,21 +20,6 @@ const ACTION_OF_PATH = new Map<string, WorkflowAction>([
   ['reopen', 'reopen'],
   ['notes', 'note'],
 ]);
-
-const noFinding = () => new HttpError(404, 'resource_not_found', 'no finding with that id');
-
-/** A `fnd_…` path id as its row id; anything else names no finding (404). */
-export const findingIdParam = refusedAs(
-  z
-    .string()
-    .regex(FINDING_ID)
-    .transform((value, context) => {
-      const id = parseRowId(value.slice('fnd_'.length));
-      if (id === null) context.addIssue({ code: 'custom', message: 'names no finding' });
-      return id ?? z.NEVER;
-    }),
-  noFinding,
-);
 
 const findingParams = z.object({ id: findingIdParam });
 const findingEnvelope = schemas.single(
@@ -119,16 +104,3 @@ export const changeFindingRoute = route({
       res.json(single('finding', findingIdText(id), await findingWithHistory(deps.pool, id)));
     },
 });
-
-/** The row id of a `fnd_…` path id; anything else names no finding (404). */
-export function findingIdOf(value: string | undefined): number {
-  const parsed = findingIdParam.safeParse(value);
-  if (!parsed.success) throw noFinding();
-  return parsed.data;
-}
-
-export async function findingWithHistory(pool: Pool, id: number) {
-  const finding = await readFindingWithHistory(pool, id);
-  if (!finding) throw noFinding();
-  return finding;
-}
