@@ -9,7 +9,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { buildPeriodReport, type PeriodReport } from '../src/close/buildPeriodReport.ts';
 import { buildJournalEntries } from '../src/close/journal.ts';
-import { renderJournal, xeroParts } from '../src/close/journalFormats.ts';
+import { renderJournal } from '../src/close/journalFormatRules.ts';
+import { xeroParts } from '../src/close/journalFormats.ts';
 import { periodBounds } from '../src/close/periods.ts';
 import { renderPeriodCsv } from '../src/close/renderPeriod.ts';
 import { renderPeriodHtml } from '../src/close/renderPeriodHtml.ts';
@@ -57,7 +58,7 @@ const database = await startEmbeddedPostgres(dataDir, log);
 try {
   await release(database.connectionString, log);
   const pool = createPool(database.connectionString, log, 4);
-  const { from, to } = await periodBounds(pool, PERIOD, TIME_ZONE);
+  const { from, to } = periodBounds(PERIOD, TIME_ZONE);
   // Generating millions of rows takes longer than the application pool's statement timeout.
   const loader = new pg.Client({ connectionString: database.connectionString });
   await loader.connect();

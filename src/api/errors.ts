@@ -1,4 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { CloseRefusedError } from '../close/closePeriod.ts';
+import { JournalRefusedError } from '../close/periodJournal.ts';
+import { PeriodError } from '../close/periodService.ts';
+import { WorkflowError } from '../findings/changeFindings.ts';
 import type { Logger } from '../logger.ts';
 
 /** An error whose status, code and message are safe to show the client. */
@@ -34,9 +38,32 @@ export const notFound: RequestHandler = (_req, res) => {
   res.status(404).json(errorBody('resource_not_found', 'no such endpoint'));
 };
 
+const WORKFLOW_ANSWERS = {
+  not_found: [404, 'resource_not_found'],
+  invalid_transition: [409, 'invalid_transition'],
+  note_required: [422, 'note_required'],
+} as const satisfies Record<WorkflowError['reason'], readonly [number, string]>;
+
+/**
+ * The one mapping of the stages' refusals to answers, for the API and the console alike: each names its
+ * parameter or reason in words safe to show. Anything else is returned as it is.
+ */
+export function asHttpError(err: unknown): unknown {
+  if (err instanceof PeriodError) return new HttpError(400, 'invalid_parameter', err.message);
+  if (err instanceof JournalRefusedError) return new HttpError(err.status, err.code, err.message);
+  if (err instanceof CloseRefusedError)
+    return new HttpError(err.reason === 'note_required' ? 422 : 409, err.code, err.message);
+  if (err instanceof WorkflowError) {
+    const [status, code] = WORKFLOW_ANSWERS[err.reason];
+    return new HttpError(status, code, err.message);
+  }
+  return err;
+}
+
 /** The one error handler: known errors answer with their own words, anything else is logged and hidden. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (raised, req, res, _next) => {
+    const err = asHttpError(raised) as typeof raised;
     if (err instanceof HttpError) {
       if (err.status >= 500) log.error(err.cause ?? err, `${req.method} ${req.path} failed: ${err.message}`);
       res.status(err.status).json(errorBody(err.code, err.message));

@@ -3,10 +3,15 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { closePeriod } from '../close/closePeriod.ts';
 import { insertJournalExport } from '../close/journalQueries.ts';
-import { findChangesBase, periodJournal } from '../close/periodJournal.ts';
+import {
+  findChangesBase,
+  type JournalRequest,
+  journalRequestSchema,
+  partOf,
+  periodJournal,
+} from '../close/periodJournal.ts';
 import { checkPeriod, servePeriod } from '../close/periodService.ts';
 import { createPool } from '../db/pool.ts';
-import { JOURNAL_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 
@@ -34,21 +39,9 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
   });
   const period = positionals[0];
   if (period === undefined || positionals.length > 1) throw new Error(`say which period; usage:\n  ${usage}`);
-  const format = values.journal;
-  if (format !== undefined && !JOURNAL_FORMATS.includes(format as JournalFormat))
-    throw new Error(`--journal must be one of ${JOURNAL_FORMATS.join(', ')}, got "${format.slice(0, 20)}"`);
-  if (values.close && (format !== undefined || values.out !== undefined))
+  if (values.close && (values.journal !== undefined || values.out !== undefined))
     throw new Error('--close takes only --note: export the journal after closing');
-  const part = values.part === undefined ? undefined : Number(values.part);
-  if (part !== undefined && !(Number.isInteger(part) && part >= 1))
-    throw new Error(`--part must be a whole number from 1, got "${values.part?.slice(0, 20)}"`);
-  const changesSince = values['changes-since'] === undefined ? undefined : Number(values['changes-since']);
-  if (changesSince !== undefined && !(Number.isInteger(changesSince) && changesSince >= 1))
-    throw new Error(
-      `--changes-since must be a version number (1, 2, …), got "${values['changes-since']?.slice(0, 20)}"`,
-    );
-  if (changesSince !== undefined && format === undefined)
-    throw new Error('--changes-since needs --journal FORMAT');
+  const journal = journalRequestOf(values);
   const step = (message: string) => process.stderr.write(`${message}\n`);
   const pool = createPool(await resolveDatabaseUrl(config), log, 4);
   try {
@@ -68,19 +61,18 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
         ? `${period} is closed: version ${served.closed.version} as stored on ${served.closed.closed_at.toISOString()}`
         : `${period} is open: the numbers as Tally has them now`,
     );
-    const currency = values.currency?.toLowerCase();
     let text = `${served.reportText}\n`;
-    if (format !== undefined) {
-      const request = { format: format as JournalFormat, currency, part, changesSince };
-      text = periodJournal(served, config, request, await findChangesBase(pool, served, changesSince)).text;
+    if (journal !== undefined) {
+      const since = await findChangesBase(pool, served, journal.changes_since);
+      text = periodJournal(served, config, journal, since).text;
       if (served.status === 'closed')
         await insertJournalExport(pool, {
           period,
           version: served.closed.version,
-          format,
-          currency: currency ?? null,
-          part: format === 'xero' ? (part ?? 1) : null,
-          changes_since: changesSince ?? null,
+          format: journal.format,
+          currency: journal.currency ?? null,
+          part: partOf(journal),
+          changes_since: journal.changes_since ?? null,
           actor: `cli:${userInfo().username}`,
           created_at: now,
         });
@@ -94,4 +86,34 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
   } finally {
     await pool.end();
   }
+}
+
+// The journal's options by the names the API's query gives them, so both edges parse with one schema.
+const FLAGS = {
+  format: 'journal',
+  currency: 'currency',
+  part: 'part',
+  changes_since: 'changes-since',
+} as const satisfies Record<keyof JournalRequest, string>;
+
+/**
+ * The journal the options ask for (none without `--journal`), checked by the schema the API checks its query
+ * with: a refusal says the API's words after the option's name, and the value given.
+ */
+function journalRequestOf(values: Partial<Record<string, unknown>>): JournalRequest | undefined {
+  const given = Object.fromEntries(
+    Object.entries(FLAGS).flatMap(([name, flag]) =>
+      values[flag] === undefined ? [] : [[name, values[flag]]],
+    ),
+  );
+  if (values.journal === undefined) {
+    const needing = Object.values(FLAGS).find((flag) => values[flag] !== undefined);
+    if (needing !== undefined) throw new Error(`--${needing} needs --journal FORMAT`);
+    return undefined;
+  }
+  const parsed = journalRequestSchema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue?.path[0]) as keyof JournalRequest;
+  throw new Error(`--${FLAGS[name]} ${issue?.message}, got "${String(given[name]).slice(0, 20)}"`);
 }

@@ -83,7 +83,7 @@ export async function findFirstActivityPeriod(
     period <= periodOf(now, timeZone);
     period = nextPeriod(period)
   ) {
-    const { from, to } = await periodBounds(db, period, timeZone);
+    const { from, to } = periodBounds(period, timeZone);
     if (await hasActivity(db, from, to, timeZone)) return period;
   }
   return null;

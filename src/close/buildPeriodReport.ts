@@ -1,12 +1,13 @@
 import type { Queryable } from '../db/pool.ts';
 import type { MovementKind } from '../domain/movementKinds.ts';
 import type { BookedRow } from './closeQueries.ts';
-import type { JournalMovement } from './journal.ts';
+import { journalMovementsOf } from './journal.ts';
 import { listMovements } from './movementQueries.ts';
 import type { MovementRow } from './movementRules.ts';
 import { listPayoutsNotInBank, listPeriodFindings } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
+import { addMovement, sumByKey } from './sumByKey.ts';
 import { tieOutAt } from './tieOut.ts';
 import { ITEMS_LISTED } from './tieOutQueries.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
@@ -34,27 +35,34 @@ export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
 
 /** Movements summed per month and account key, by kind: what a close books. */
 export function bookedOf(rows: MovementRow[]): BookedRow[] {
-  return [...totalsByMonth(rows).values()].map(({ month, key, totals }) => ({
+  return [...totalsByMonth(rows, monthOfDay).values()].map(({ month, key, totals }) => ({
     month,
     ...key,
     totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
   }));
 }
 
-function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
-  const byMonth = new Map<string, MonthTotals>();
-  for (const row of rows) {
-    const month = row.day.slice(0, 7);
-    const key = `${month}\u0000${keyOf(row)}`;
-    const entry = byMonth.get(key) ?? {
-      month,
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    entry.totals[row.kind] += row.amount;
-    byMonth.set(key, entry);
-  }
-  return byMonth;
+const accountOf = (row: AccountKey): AccountKey => ({
+  account_type: row.account_type,
+  account_id: row.account_id,
+  currency: row.currency,
+});
+type Movement = AccountKey & { kind: MovementKind; amount: number };
+const monthOfDay = (row: MovementRow) => row.day.slice(0, 7);
+
+/** Movements summed per month and account key, by kind (into `sums` when given). */
+function totalsByMonth<Row extends Movement>(
+  rows: Row[],
+  monthOf: (row: Row) => string,
+  sums?: Map<string, MonthTotals>,
+): Map<string, MonthTotals> {
+  return sumByKey(
+    rows,
+    (row) => `${monthOf(row)}\u0000${keyOf(row)}`,
+    (row) => ({ month: monthOf(row), key: accountOf(row), totals: emptyTotals() }),
+    addMovement,
+    sums,
+  );
 }
 
 /**
@@ -62,35 +70,22 @@ function totalsByMonth(rows: MovementRow[]): Map<string, MonthTotals> {
  * the months before it, less what the closed periods booked of them.
  */
 function adjustmentsOf(beforeRows: MovementRow[], prior: PriorClose): Map<string, MonthTotals> {
-  const adjustments = totalsByMonth(beforeRows);
-  for (const row of prior.booked) {
-    const key = `${row.month}\u0000${keyOf(row)}`;
-    const entry = adjustments.get(key) ?? {
-      month: row.month,
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    for (const [kind, amount] of Object.entries(row.totals) as [MovementKind, number][])
-      entry.totals[kind] -= amount;
-    adjustments.set(key, entry);
-  }
+  const booked = prior.booked.flatMap((row) =>
+    (Object.entries(row.totals) as [MovementKind, number][]).map(([kind, amount]) => ({
+      ...row,
+      kind,
+      amount: -amount,
+    })),
+  );
+  const adjustments = totalsByMonth(booked, (row) => row.month, totalsByMonth(beforeRows, monthOfDay));
   for (const [key, entry] of adjustments)
     if (Object.values(entry.totals).every((amount) => amount === 0)) adjustments.delete(key);
   return adjustments;
 }
 
-function totalsByKey(rows: (AccountKey & { kind: MovementKind; amount: number })[]) {
-  const byKey = new Map<string, { key: AccountKey; totals: KindTotals }>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const entry = byKey.get(key) ?? {
-      key: { account_type: row.account_type, account_id: row.account_id, currency: row.currency },
-      totals: emptyTotals(),
-    };
-    entry.totals[row.kind] += row.amount;
-    byKey.set(key, entry);
-  }
-  return byKey;
+/** Movements summed per account key, by kind. */
+export function totalsByKey(rows: Movement[]) {
+  return sumByKey(rows, keyOf, (row) => ({ key: accountOf(row), totals: emptyTotals() }), addMovement);
 }
 
 /**
@@ -116,7 +111,7 @@ export async function buildPeriodClose(
   generatedAt: Date,
   prior: PriorClose | null,
 ) {
-  const { from, to } = await periodBounds(db, period, timeZone);
+  const { from, to } = periodBounds(period, timeZone);
   const movements = await listMovements(db, from, to, timeZone);
   const beforeRows = await listMovements(db, null, from, timeZone, 'month');
   const before = totalsByKey(beforeRows);
@@ -139,14 +134,18 @@ export async function buildPeriodClose(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, account]) => {
       const totals = during.get(key)?.totals ?? emptyTotals();
-      const heldBefore = heldOf(before.get(key)?.totals ?? emptyTotals());
+      const beforeTotals = before.get(key)?.totals ?? emptyTotals();
+      const heldBefore = heldOf(beforeTotals);
       const heldStart = prior ? (prior.heldEnd.get(key) ?? 0) : heldBefore;
       const walk = walkOf(heldStart, heldBefore - heldStart, heldBefore, totals);
       const explained = unexplainedByFinding.filter(
         (row) => row.account_id === account.account_id && row.currency === account.currency,
       );
-      const beforeTotals = before.get(key)?.totals ?? emptyTotals();
-      const inTransit = (t: KindTotals) => t.payout - t.payout_reversed - t.bank_credit;
+      // Paid out by the provider and not yet seen in the bank, before and during the period.
+      const inTransit = [beforeTotals, totals].reduce(
+        (sum, t) => sum + t.payout - t.payout_reversed - t.bank_credit,
+        0,
+      );
       return {
         ...account,
         activity: activityOf(totals),
@@ -154,9 +153,9 @@ export async function buildPeriodClose(
           created: totals.payout,
           reversed: totals.payout_reversed,
           paid_out: walk.paid_out,
-          in_transit_end: inTransit(beforeTotals) + inTransit(totals),
+          in_transit_end: inTransit,
         },
-        bank: { confirmed: totals.bank_credit, not_confirmed: inTransit(beforeTotals) + inTransit(totals) },
+        bank: { confirmed: totals.bank_credit, not_confirmed: inTransit },
         walk,
         unexplained: {
           total: walk.unexplained,
@@ -199,46 +198,4 @@ export async function buildPeriodClose(
     journal: journalMovementsOf(movements, [...byOrigin.values()], period),
   };
   return { report, booked: bookedOf([...beforeRows, ...movements]) };
-}
-
-/**
- * Live money only (a ledger books no test payments), summed over accounts per day, kind and currency; and the
- * adjustments per month of origin, kind and currency, dated the period's first day.
- */
-function journalMovementsOf(
-  movements: MovementRow[],
-  adjustments: MonthTotals[],
-  period: string,
-): JournalMovement[] {
-  const sums = new Map<string, JournalMovement>();
-  for (const row of movements) {
-    if (row.account_type !== 'live') continue;
-    const key = `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`;
-    const entry = sums.get(key) ?? {
-      currency: row.currency,
-      day: row.day,
-      kind: row.kind,
-      reference: row.reference,
-      amount: 0,
-    };
-    entry.amount += row.amount;
-    sums.set(key, entry);
-  }
-  for (const { month, key: account, totals } of adjustments) {
-    if (account.account_type !== 'live') continue;
-    for (const [kind, amount] of Object.entries(totals) as [MovementKind, number][]) {
-      const key = `${account.currency}\u0000adjust\u0000${month}\u0000${kind}`;
-      const entry = sums.get(key) ?? {
-        currency: account.currency,
-        day: `${period}-01`,
-        kind,
-        reference: null,
-        amount: 0,
-        adjusts: month,
-      };
-      entry.amount += amount;
-      sums.set(key, entry);
-    }
-  }
-  return [...sums.values()].filter((entry) => entry.amount !== 0);
 }

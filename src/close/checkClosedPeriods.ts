@@ -4,7 +4,7 @@ import { MOVEMENT_KINDS } from '../domain/movementKinds.ts';
 import type { FindingDraft } from '../findings/findings.ts';
 import { recordFindings } from '../findings/recordFindings.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
-import { type AccountKey, keyOf, type PeriodReport } from './buildPeriodReport.ts';
+import { type AccountKey, keyOf, type PeriodReport, totalsByKey } from './buildPeriodReport.ts';
 import { findClosedVersion, listClosedPeriods } from './closeQueries.ts';
 import { listMovements } from './movementQueries.ts';
 import { storedReport } from './periodService.ts';
@@ -82,14 +82,8 @@ export async function checkClosedPeriods(
     for (const { period } of closedPeriods) {
       const version = await findClosedVersion(client, period);
       if (version === null) continue;
-      const { from, to } = await periodBounds(client, period, timeZone);
-      const current = new Map<string, { key: AccountKey; totals: KindTotals }>();
-      for (const row of await listMovements(client, from, to, timeZone, 'month')) {
-        const key = { account_type: row.account_type, account_id: row.account_id, currency: row.currency };
-        const entry = current.get(keyOf(row)) ?? { key, totals: emptyTotals() };
-        entry.totals[row.kind] += row.amount;
-        current.set(keyOf(row), entry);
-      }
+      const { from, to } = periodBounds(period, timeZone);
+      const current = totalsByKey(await listMovements(client, from, to, timeZone, 'month'));
       found.push(...closedPeriodDrafts(storedReport(version), version.version, current));
     }
     return found;

@@ -12,25 +12,30 @@ import {
   readCutOff,
 } from './closeQueries.ts';
 import { findCloseRefusals, findOrderRefusals } from './closeRules.ts';
+import { storedCutOff } from './cutOff.ts';
 import { recordHeldMismatches } from './heldMismatches.ts';
-import { buildJournalEntries } from './journal.ts';
-import type { StoredJournal } from './journalFormats.ts';
-import { journalSettingsOf } from './periodJournal.ts';
+import { journalOf } from './periodJournal.ts';
 import { findPriorClose } from './periodService.ts';
-
-/** The journal of a closed version: its entries and the account names and settings they were closed with. */
+import type { PeriodAction } from './periods.ts';
 
 /** A close or reopen the rules refuse (409), or a reopen without a note (422); nothing was changed. */
 export class CloseRefusedError extends Error {
   readonly reason: 'refused' | 'note_required';
-  constructor(message: string, reason: 'refused' | 'note_required') {
+  /** `close_refused`, `reopen_refused` or `note_required`: what the API answers with. */
+  readonly code: string;
+  constructor(message: string, reason: 'refused' | 'note_required', code: string) {
     super(message);
     this.reason = reason;
+    this.code = code;
   }
 }
 
-const refusal = (period: string, action: string, reasons: string[]) =>
-  new CloseRefusedError(`${period} cannot be ${action}: ${reasons.join('; ')}`, 'refused');
+const refusal = (period: string, action: PeriodAction, reasons: string[]) =>
+  new CloseRefusedError(
+    `${period} cannot be ${action === 'close' ? 'closed' : 'reopened'}: ${reasons.join('; ')}`,
+    'refused',
+    `${action}_refused`,
+  );
 
 /**
  * Closes a period: its report and journal (with this configuration's account names) are built in one snapshot
@@ -50,7 +55,7 @@ export async function closePeriod(
     // The findings are judged after the tie-out below has recorded its own; every other rule stops here.
     const { reasons } = await findOrderRefusals(client, period, config, now);
     if (reasons.length > 0)
-      throw refusal(period, 'closed', await findCloseRefusals(client, period, config, now));
+      throw refusal(period, 'close', await findCloseRefusals(client, period, config, now));
     const prior = await findPriorClose(client, period);
     return {
       ...(await buildPeriodClose(client, period, timeZone, now, prior)),
@@ -59,15 +64,11 @@ export async function closePeriod(
   });
   await recordHeldMismatches(pool, built.report, now);
   const reportText = JSON.stringify(built.report, null, 2);
-  const journal: StoredJournal = {
-    settings: journalSettingsOf(config),
-    entries: buildJournalEntries(period, built.report.journal),
-  };
-  const journalText = JSON.stringify(journal);
+  const journalText = JSON.stringify(journalOf(built.report, config));
   return withTransaction(pool, async (client) => {
     await lockPeriodVersions(client);
     const reasons = await findCloseRefusals(client, period, config, now);
-    if (reasons.length > 0) throw refusal(period, 'closed', reasons);
+    if (reasons.length > 0) throw refusal(period, 'close', reasons);
     return insertPeriodVersion(
       client,
       {
@@ -76,12 +77,7 @@ export async function closePeriod(
         journal: journalText,
         content_sha256: createHash('sha256').update(`${reportText}\n${journalText}`).digest('hex'),
         booked: built.booked,
-        cut_off: {
-          last_delivery_received_at: built.cutOff.last_delivery_received_at?.toISOString() ?? null,
-          last_sweep_at: built.cutOff.last_sweep_at?.toISOString() ?? null,
-          last_payout_sync_at: built.cutOff.last_payout_sync_at?.toISOString() ?? null,
-          newest_statement_date: built.cutOff.newest_statement_date,
-        },
+        cut_off: storedCutOff(built.cutOff),
         closed_by: request.actor,
         closed_at: now,
       },
@@ -97,14 +93,18 @@ export async function reopenPeriod(
 ): Promise<void> {
   const { period, note } = request;
   if (note === null || note.trim() === '')
-    throw new CloseRefusedError('note: required to reopen a period (body {"note": "…"})', 'note_required');
+    throw new CloseRefusedError(
+      'note: required to reopen a period (body {"note": "…"})',
+      'note_required',
+      'note_required',
+    );
   await withTransaction(pool, async (client) => {
     await lockPeriodVersions(client);
     if ((await findClosedVersion(client, period)) === null)
-      throw refusal(period, 'reopened', [`${period} is not closed`]);
+      throw refusal(period, 'reopen', [`${period} is not closed`]);
     const latest = (await listClosedPeriods(client)).at(-1);
     if (latest && latest.period !== period)
-      throw refusal(period, 'reopened', [`only the latest closed period (${latest.period}) can be reopened`]);
+      throw refusal(period, 'reopen', [`only the latest closed period (${latest.period}) can be reopened`]);
     await markPeriodReopened(client, { period, actor: request.actor, note, at: request.now });
   });
 }

@@ -70,7 +70,7 @@ export async function findOrderRefusals(
   if (current) return { reasons: [`${period} is already closed (version ${current.version})`], final: true };
   if (period >= periodOf(now, timeZone)) return { reasons: [`${period} has not ended`], final: true };
   const reasons: string[] = [];
-  const bounds = await periodBounds(db, period, timeZone);
+  const bounds = periodBounds(period, timeZone);
   const windowEnds = new Date(bounds.to.getTime() + RETRY_WINDOW_MS);
   if (now < windowEnds)
     reasons.push(`the provider's 24 h retry window after ${period} ends at ${windowEnds.toISOString()}`);
@@ -80,7 +80,7 @@ export async function findOrderRefusals(
   if (first !== null && first < period) {
     for (const earlier of periodsBetween(first, previousPeriod(period))) {
       if (closedPeriods.has(earlier)) continue;
-      const { from, to } = await periodBounds(db, earlier, timeZone);
+      const { from, to } = periodBounds(earlier, timeZone);
       if (await hasActivity(db, from, to, timeZone)) open.push(earlier);
     }
   }
@@ -91,7 +91,7 @@ export async function findOrderRefusals(
 
 /** The findings of CLOSE_BLOCKING_SEVERITY or worse the period has open or acknowledged, as a sentence. */
 async function findFindingRefusals(db: Queryable, period: string, config: Config): Promise<string[]> {
-  const bounds = await periodBounds(db, period, config.BUSINESS_TIME_ZONE);
+  const bounds = periodBounds(period, config.BUSINESS_TIME_ZONE);
   const reasons: string[] = [];
   const severities = blockingSeverities(config.CLOSE_BLOCKING_SEVERITY);
   const blocking = severities.length === 0 ? [] : await listBlockingFindings(db, period, bounds, severities);

@@ -1,5 +1,7 @@
 import type { LedgerKind, MovementKind } from '../domain/movementKinds.ts';
 import { MOVEMENTS } from '../domain/movementKinds.ts';
+import type { MovementRow } from './movementRules.ts';
+import { sumByKey } from './sumByKey.ts';
 
 /** A movement summed for the journal: live money only, one business day, one kind, one currency. */
 export type JournalMovement = {
@@ -103,4 +105,59 @@ export function storedEntries(entries: (JournalEntry | (Omit<JournalEntry, 'id'>
     });
     return { id, ...rest };
   });
+}
+
+/**
+ * Live money only (a ledger books no test payments), summed over accounts per day, kind and currency; and the
+ * adjustments per month of origin, kind and currency, dated the period's first day.
+ */
+export function journalMovementsOf(
+  movements: MovementRow[],
+  adjustments: {
+    month: string;
+    key: { account_type: string; currency: string };
+    totals: Record<MovementKind, number>;
+  }[],
+  period: string,
+): JournalMovement[] {
+  const addAmount = (entry: JournalMovement, row: { amount: number }) => {
+    entry.amount += row.amount;
+  };
+  const sums = sumByKey(
+    movements.filter((row) => row.account_type === 'live'),
+    (row) => `${row.currency}\u0000${row.day}\u0000${row.kind}\u0000${row.reference ?? ''}`,
+    (row): JournalMovement => ({
+      currency: row.currency,
+      day: row.day,
+      kind: row.kind,
+      reference: row.reference,
+      amount: 0,
+    }),
+    addAmount,
+  );
+  const adjusted = adjustments
+    .filter(({ key }) => key.account_type === 'live')
+    .flatMap(({ month, key, totals }) =>
+      (Object.entries(totals) as [MovementKind, number][]).map(([kind, amount]) => ({
+        month,
+        currency: key.currency,
+        kind,
+        amount,
+      })),
+    );
+  sumByKey(
+    adjusted,
+    (row) => `${row.currency}\u0000adjust\u0000${row.month}\u0000${row.kind}`,
+    (row): JournalMovement => ({
+      currency: row.currency,
+      day: `${period}-01`,
+      kind: row.kind,
+      reference: null,
+      amount: 0,
+      adjusts: row.month,
+    }),
+    addAmount,
+    sums,
+  );
+  return [...sums.values()].filter((entry) => entry.amount !== 0);
 }

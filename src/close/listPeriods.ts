@@ -1,6 +1,5 @@
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
-import { MOVEMENTS } from '../domain/movementKinds.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import { findFirstActivityPeriod } from './activityQueries.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
@@ -9,6 +8,7 @@ import { listMovements } from './movementQueries.ts';
 import { listPeriodFindings } from './openItemQueries.ts';
 import { storedReport } from './periodService.ts';
 import { periodBounds, periodOf, periodsBetween } from './periods.ts';
+import { addMovement, sumByKey } from './sumByKey.ts';
 import { activityOf, emptyTotals, type KindTotals } from './walk.ts';
 
 /**
@@ -22,23 +22,18 @@ export async function listPeriods(pool: Pool, config: Config, now: Date) {
     const first = await findFirstActivityPeriod(client, timeZone, now);
     if (first === null) return [];
     const periods = periodsBetween(first, periodOf(now, timeZone));
-    const { from } = await periodBounds(client, first, timeZone);
+    const { from } = periodBounds(first, timeZone);
     const movements = await listMovements(client, from, now, timeZone, 'month');
-    const totals = new Map<string, { account_type: string; currency: string; totals: KindTotals }>();
-    for (const row of movements) {
-      const key = `${row.day.slice(0, 7)}\u0000${row.account_type}\u0000${row.currency}`;
-      const entry = totals.get(key) ?? {
-        account_type: row.account_type,
-        currency: row.currency,
-        totals: emptyTotals(),
-      };
-      if (row.kind in MOVEMENTS) entry.totals[row.kind] += row.amount;
-      totals.set(key, entry);
-    }
+    const totals = sumByKey(
+      movements,
+      (row) => `${row.day.slice(0, 7)}\u0000${row.account_type}\u0000${row.currency}`,
+      (row) => ({ account_type: row.account_type, currency: row.currency, totals: emptyTotals() }),
+      addMovement,
+    );
     const closed = new Map((await listClosedPeriods(client)).map((row) => [row.period, row]));
     const rows = [];
     for (const period of periods.toReversed()) {
-      const bounds = await periodBounds(client, period, timeZone);
+      const bounds = periodBounds(period, timeZone);
       const findings = await listPeriodFindings(client, period, bounds.from, bounds.to);
       const state = closed.get(period);
       const version = state ? await findClosedVersion(client, period) : null;
@@ -79,12 +74,13 @@ function netsOf(
 
 /** A closed period's net per mode and currency, summed over its stored accounts. */
 function netsOfStored(report: PeriodReport): Nets {
-  const sums = new Map<string, Nets[number]>();
-  for (const row of report.accounts) {
-    const key = `${row.account_type}\u0000${row.currency}`;
-    const entry = sums.get(key) ?? { account_type: row.account_type, currency: row.currency, net: 0 };
-    entry.net += row.activity.net;
-    sums.set(key, entry);
-  }
+  const sums = sumByKey(
+    report.accounts,
+    (row) => `${row.account_type}\u0000${row.currency}`,
+    (row): Nets[number] => ({ account_type: row.account_type, currency: row.currency, net: 0 }),
+    (entry, row) => {
+      entry.net += row.activity.net;
+    },
+  );
   return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, entry]) => entry);
 }

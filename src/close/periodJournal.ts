@@ -1,25 +1,39 @@
+import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
-import { BASE_CURRENCY_FORMATS, CURRENCY_FORMATS, type JournalFormat } from '../domain/ledgerAccounts.ts';
+import { JOURNAL_FORMATS } from '../domain/ledgerAccounts.ts';
+import type { PeriodReport } from './buildPeriodReport.ts';
 import { buildJournalEntries, storedEntries } from './journal.ts';
 import { changesOf } from './journalChanges.ts';
-import {
-  type JournalSettings,
-  ledgerEntriesOf,
-  renderLedgerEntries,
-  type StoredJournal,
-  xeroParts,
-} from './journalFormats.ts';
+import { formatsOf, JOURNAL_FORMAT_RULES } from './journalFormatRules.ts';
+import { type JournalSettings, ledgerEntriesOf, type StoredJournal } from './journalFormats.ts';
 import { findLatestVersion, findVersionJournal } from './journalQueries.ts';
 import { PeriodError, type ServedPeriod } from './periodService.ts';
 
-export type JournalRequest = {
-  format: JournalFormat;
-  currency?: string | undefined;
-  part?: number | undefined;
-  /** Serve the changes journal of the closed version against this earlier one. */
-  changesSince?: number | undefined;
-};
+const VERSION = 'must be a version number (1, 2, …)';
+const PART = 'must be a part number from 1 to 10000';
+
+/**
+ * What a journal download asks for, as the API's query and the CLI's options both name it: the format, the
+ * currency, the part of a split format, and the version whose changes it holds. Either edge parses with this.
+ */
+export const journalRequestSchema = z.object({
+  format: z.enum(JOURNAL_FORMATS, { error: `must be one of ${JOURNAL_FORMATS.join(', ')}` }),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code')
+    .transform((value) => value.toLowerCase())
+    .optional(),
+  part: z.coerce.number<string>({ error: PART }).int(PART).min(1, PART).max(10_000, PART).optional(),
+  changes_since: z.coerce
+    .number<string>({ error: VERSION })
+    .int(VERSION)
+    .min(1, VERSION)
+    .max(1_000_000, VERSION)
+    .optional(),
+});
+
+export type JournalRequest = z.output<typeof journalRequestSchema>;
 
 /** A journal the period's state refuses: 409 (no later version to diff) or 422 (a currency the format cannot carry). */
 export class JournalRefusedError extends Error {
@@ -44,9 +58,25 @@ export function journalSettingsOf(config: Config): JournalSettings {
   };
 }
 
+/** The journal a report books under today's LEDGER_* settings: what a close stores, and an open period serves. */
+export function journalOf(report: PeriodReport, config: Config): StoredJournal {
+  return { settings: journalSettingsOf(config), entries: buildJournalEntries(report.period, report.journal) };
+}
+
+/** A served period's journal: a closed one's as stored, an open one's as its report books it now. */
+function servedJournal(served: ServedPeriod, config: Config): StoredJournal {
+  return served.status === 'closed'
+    ? { entries: storedEntries(served.journal.entries), settings: served.journal.settings }
+    : journalOf(served.report, config);
+}
+
+/** The ledger's base currency a served period's journal is written in (LEDGER_CURRENCY at its close). */
+const ledgerBaseOf = (served: ServedPeriod, config: Config) =>
+  (served.status === 'closed' ? served.journal.settings.ledgerCurrency : undefined) ?? config.LEDGER_CURRENCY;
+
 /**
  * A period's journal file in one format: a closed period's stored entries with the account names it was closed
- * with, an open one's from its report and today's LEDGER_* settings; with `changesSince`, the changes journal of
+ * with, an open one's from its report and today's LEDGER_* settings; with `changes_since`, the changes journal of
  * the closed version against that earlier one (`since`, its stored journal). Refusals naming the parameter
  * (a currency required, a part beyond the last) are PeriodErrors; the state's are JournalRefusedErrors.
  */
@@ -57,23 +87,21 @@ export function periodJournal(
   since: StoredJournal | null = null,
 ) {
   const { format, currency } = request;
+  const rules = JOURNAL_FORMAT_RULES[format];
   const { period } = served.report;
-  const { entries: all, settings } =
-    served.status === 'closed'
-      ? { entries: storedEntries(served.journal.entries), settings: served.journal.settings }
-      : { entries: buildJournalEntries(period, served.report.journal), settings: journalSettingsOf(config) };
+  const { entries: all, settings } = servedJournal(served, config);
   const currencies = [...new Set(all.map((entry) => entry.currency))].sort();
-  if (currency === undefined && format !== 'csv' && format !== 'netsuite' && currencies.length > 1)
+  if (currency === undefined && rules.currency === 'ledger base' && currencies.length > 1)
     throw new PeriodError(
       `currency: required, the period has several currencies (${currencies.join(', ')}) and ${format} takes one a file`,
     );
-  const base = settings.ledgerCurrency ?? config.LEDGER_CURRENCY;
+  const base = ledgerBaseOf(served, config);
   const foreign = (currency === undefined ? currencies : [currency]).filter((code) => code !== base);
-  if ((BASE_CURRENCY_FORMATS as readonly string[]).includes(format) && foreign.length > 0)
+  if (rules.currency === 'ledger base' && foreign.length > 0)
     throw new JournalRefusedError(
       422,
       'currency_not_supported',
-      `currency: ${format} books every amount in the ledger's base currency (${base.toUpperCase()}), so a journal in ${foreign.map((code) => code.toUpperCase()).join(', ')} is refused; ${CURRENCY_FORMATS.join(' and ')} carry each line's currency`,
+      `currency: ${format} books every amount in the ledger's base currency (${base.toUpperCase()}), so a journal in ${foreign.map((code) => code.toUpperCase()).join(', ')} is refused; ${formatsOf('each line').join(' and ')} carry each line's currency`,
     );
   const ofCurrency = (entries: StoredJournal['entries'], named: JournalSettings) =>
     ledgerEntriesOf(
@@ -82,31 +110,54 @@ export function periodJournal(
       named,
     );
   let entries = ofCurrency(all, settings);
-  const changes = request.changesSince !== undefined && since !== null && served.status === 'closed';
+  const changes = request.changes_since !== undefined && since !== null && served.status === 'closed';
   if (changes)
     entries = changesOf(
       ofCurrency(storedEntries(since.entries), since.settings),
       entries,
-      request.changesSince as number,
+      request.changes_since as number,
       served.closed.version,
     );
+  const part = partOf(request);
   let parts = 1;
-  if (format === 'xero') {
-    const split = xeroParts(entries);
+  if (rules.split) {
+    const split = rules.split(entries);
     parts = split.length;
-    const part = request.part ?? 1;
-    if (part > parts) throw new PeriodError(`part: the journal has ${parts} part(s)`);
-    entries = split[part - 1] ?? [];
+    if ((part ?? 1) > parts) throw new PeriodError(`part: the journal has ${parts} part(s)`);
+    entries = split[(part ?? 1) - 1] ?? [];
   }
-  const extension = format === 'quickbooks' ? 'iif' : 'csv';
   const name = [
     `journal-${period}`,
-    ...(changes ? [`v${served.closed.version}-changes-since-v${request.changesSince}`] : []),
+    ...(changes ? [`v${served.closed.version}-changes-since-v${request.changes_since}`] : []),
     format,
     ...(currency ? [currency] : []),
-    ...(format === 'xero' ? [`part${request.part ?? 1}`] : []),
+    ...(part === null ? [] : [`part${part}`]),
   ].join('-');
-  return { text: renderLedgerEntries(format, entries, settings), parts, fileName: `${name}.${extension}` };
+  return {
+    text: rules.render(entries, settings),
+    parts,
+    fileName: `${name}.${rules.extension}`,
+    contentType: rules.contentType,
+  };
+}
+
+/** The part a request takes of a format that splits (the first unless named); null for a format that does not. */
+export const partOf = (request: JournalRequest): number | null =>
+  JOURNAL_FORMAT_RULES[request.format].split ? (request.part ?? 1) : null;
+
+/**
+ * The journal files a period offers, one a request: every format whose lines carry their currency whole; a
+ * ledger-base format only in the base currency, one file a currency when the period has several.
+ */
+export function journalDownloads(served: ServedPeriod, config: Config) {
+  const base = ledgerBaseOf(served, config);
+  const currencies = [...new Set(served.report.journal.map((movement) => movement.currency))].sort();
+  return JOURNAL_FORMATS.flatMap((format) => {
+    if (JOURNAL_FORMAT_RULES[format].currency === 'each line' || currencies.length === 0)
+      return [{ format, currency: null }];
+    if (!currencies.includes(base)) return [];
+    return [{ format, currency: currencies.length > 1 ? base : null }];
+  });
 }
 
 /**

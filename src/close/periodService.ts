@@ -85,3 +85,13 @@ export async function servePeriod(
   const report = await currentPeriodReport(pool, period, config, now);
   return { status: 'open', report, reportText: JSON.stringify(report, null, 2), closed: null };
 }
+
+/** A period named from outside, checked (a PeriodError naming `period` when it is not one to serve), and served. */
+export async function serveNamedPeriod(
+  pools: { pool: Pool; readPool: Pool },
+  period: string,
+  config: Config,
+  now: Date,
+): Promise<ServedPeriod> {
+  return servePeriod(pools.readPool, await checkPeriod(pools.pool, period, config, now), config, now);
+}

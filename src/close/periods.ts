@@ -1,8 +1,13 @@
-import type { Queryable } from '../db/pool.ts';
-import { businessDate } from '../domain/days.ts';
+import { businessDate, localMidnight } from '../domain/days.ts';
 
 /** A period is a calendar month, `YYYY-MM`, in BUSINESS_TIME_ZONE. */
 export const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** A period is open (its numbers as Tally now says) or closed (a stored version, served unchanged). */
+export const PERIOD_STATUSES = ['open', 'closed'] as const;
+/** What changes a period's state; each is a row of its history. */
+export const PERIOD_ACTIONS = ['close', 'reopen'] as const;
+export type PeriodAction = (typeof PERIOD_ACTIONS)[number];
 
 export function nextPeriod(period: string): string {
   const [year, month] = period.split('-').map(Number) as [number, number];
@@ -25,15 +30,9 @@ export function periodsBetween(first: string, last: string): string[] {
 }
 
 /** The instants a period starts and ends at: midnight of its first day and of the next month's, in `timeZone`. */
-export async function periodBounds(
-  db: Queryable,
-  period: string,
-  timeZone: string,
-): Promise<{ from: Date; to: Date }> {
-  const { rows } = await db.query<{ from: Date; to: Date }>(
-    `select ($1::date)::timestamp at time zone $2::text as "from",
-            ($1::date + interval '1 month')::timestamp at time zone $2::text as "to"`,
-    [`${period}-01`, timeZone],
-  );
-  return rows[0] as { from: Date; to: Date };
+export function periodBounds(period: string, timeZone: string): { from: Date; to: Date } {
+  return {
+    from: localMidnight(`${period}-01`, timeZone),
+    to: localMidnight(`${nextPeriod(period)}-01`, timeZone),
+  };
 }

@@ -3,8 +3,10 @@ import { Eta } from 'eta';
 import { businessDate } from '../domain/days.ts';
 import { formatMoney } from '../domain/money.ts';
 import { renderReportPage } from '../reports/renderHtml.ts';
+import type { ReportFiles } from '../reports/saveReport.ts';
 import type { PeriodReport } from './buildPeriodReport.ts';
 import { nextPeriod } from './periods.ts';
+import { renderPeriodCsv } from './renderPeriod.ts';
 import { WALK_TERMS } from './walk.ts';
 
 // Eta escapes every `<%=` output; `<%~` is used only for markup the template itself wrote.
@@ -78,3 +80,10 @@ export function renderPeriodHtml(report: PeriodReport): string {
     renderPeriodBody(report, () => null, true),
   );
 }
+
+/** A month's close report as a stored report's files: `period-<YYYY-MM>`, rewritten when the month is built again. */
+export const PERIOD_REPORT_FILES: ReportFiles<PeriodReport> = {
+  csv: renderPeriodCsv,
+  html: (report) => renderPeriodHtml(report),
+  name: ({ period }) => `period-${period}`,
+};

@@ -46,3 +46,45 @@ function dateFormatOf(timeZone: string): Intl.DateTimeFormat {
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
+
+const HOUR_MS = 3600 * 1000;
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** How far `timeZone`'s wall clock is ahead of UTC at `instant`, in milliseconds (whole seconds). */
+export function utcOffsetAt(instant: number, timeZone: string): number {
+  let format = offsetFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    offsetFormats.set(timeZone, format);
+  }
+  const part = Object.fromEntries(
+    format.formatToParts(instant).map(({ type, value }) => [type, value]),
+  ) as Record<Intl.DateTimeFormatPartTypes, string>;
+  const wall = new Date(0);
+  wall.setUTCFullYear(Number(part.year), Number(part.month) - 1, Number(part.day));
+  wall.setUTCHours(Number(part.hour), Number(part.minute), Number(part.second));
+  return wall.getTime() - (instant - (((instant % 1000) + 1000) % 1000));
+}
+
+/**
+ * The instant a day (YYYY-MM-DD) starts at in `timeZone`, as Postgres's `date::timestamp at time zone` gives it.
+ * The offsets in force a day either side are the candidates; of those that read back as midnight, the later
+ * instant wins (a midnight that happens twice, after a fall-back); when none does (a clock that springs over
+ * midnight), the offset from before the change applies, which is again the later instant.
+ */
+export function localMidnight(day: string, timeZone: string): Date {
+  const wall = Date.parse(`${day}T00:00:00Z`);
+  const offsets = new Set([-24, 0, 24].map((hours) => utcOffsetAt(wall + hours * HOUR_MS, timeZone)));
+  const candidates = [...offsets].map((offset) => ({ at: wall - offset, offset }));
+  const exact = candidates.filter(({ at, offset }) => utcOffsetAt(at, timeZone) === offset);
+  return new Date(Math.max(...(exact.length > 0 ? exact : candidates).map(({ at }) => at)));
+}

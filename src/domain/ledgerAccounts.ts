@@ -4,16 +4,6 @@ import { LEDGER_KINDS, type LedgerKind } from './movementKinds.ts';
 export const JOURNAL_FORMATS = ['csv', 'xero', 'quickbooks', 'netsuite'] as const;
 export type JournalFormat = (typeof JOURNAL_FORMATS)[number];
 
-/**
- * The formats whose importers book every amount in the ledger's base currency: a journal of another currency
- * is refused in them rather than booked as if it were the base currency.
- */
-export const BASE_CURRENCY_FORMATS = ['xero', 'quickbooks'] as const satisfies JournalFormat[];
-/** The formats that carry a currency on every line. */
-export const CURRENCY_FORMATS = JOURNAL_FORMATS.filter(
-  (format) => !(BASE_CURRENCY_FORMATS as readonly string[]).includes(format),
-);
-
 // ISO 4217 codes as the runtime's Intl knows them (lower case, as Tally stores currencies).
 const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
 

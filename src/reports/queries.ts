@@ -35,21 +35,30 @@ export async function sumRepricing(
   return rows;
 }
 
+/** The kinds of stored report: the daily report, the fee-configuration report and a month's close report. */
+export const REPORT_KINDS = ['daily', 'fee-configurations', 'period'] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
+
+// A month (YYYY-MM) is kept as its first day; each kind's period reads back as it was given.
+const PERIOD_TEXT = `to_char(period, case when kind = 'period' then 'YYYY-MM' else 'YYYY-MM-DD' end)`;
+
+/** Stores a report; `period` is the day (YYYY-MM-DD) or the month (YYYY-MM) it covers, or null. */
 export async function insertReport(
   db: Queryable,
-  report: { kind: string; period: string | null; body: unknown; createdAt: Date },
+  report: { kind: ReportKind; period: string | null; body: unknown; createdAt: Date },
 ): Promise<number> {
+  const day = report.period?.length === 7 ? `${report.period}-01` : report.period;
   const { rows } = await db.query<{ id: number }>(
     `insert into reports (kind, period, body, created_at) values ($1::text, $2::date, $3::jsonb, $4::timestamptz)
      returning id`,
-    [report.kind, report.period, JSON.stringify(report.body), report.createdAt],
+    [report.kind, day, JSON.stringify(report.body), report.createdAt],
   );
   return rows[0]?.id as number;
 }
 
 export type ReportRow = {
   id: number;
-  kind: string;
+  kind: ReportKind;
   period: string | null;
   body: Record<string, unknown>;
   created_at: Date;
@@ -61,7 +70,7 @@ export async function findReport(
   by: { id: number } | { latestOf: string },
 ): Promise<ReportRow | null> {
   const { rows } = await db.query<ReportRow>(
-    `select id, kind, to_char(period, 'YYYY-MM-DD') as period, body, created_at from reports
+    `select id, kind, ${PERIOD_TEXT} as period, body, created_at from reports
       where ${'id' in by ? 'id = $1::bigint' : 'kind = $1::text'} order by id desc limit 1`,
     ['id' in by ? by.id : by.latestOf],
   );
@@ -71,9 +80,9 @@ export async function findReport(
 /** Reports newest first (without their bodies), optionally of one kind or period, one page plus one row. */
 export async function listReports(db: Queryable, filter: { kind?: string; period?: string }, page: Page) {
   const backwards = page.beforeId !== null;
-  const { rows } = await db.query<{ id: number; kind: string; period: string | null; created_at: Date }>(
-    `select id, kind, to_char(period, 'YYYY-MM-DD') as period, created_at from reports
-      where ($1::text is null or kind = $1::text) and ($2::date is null or period = $2::date)
+  const { rows } = await db.query<{ id: number; kind: ReportKind; period: string | null; created_at: Date }>(
+    `select id, kind, ${PERIOD_TEXT} as period, created_at from reports
+      where ($1::text is null or kind = $1::text) and ($2::text is null or ${PERIOD_TEXT} = $2::text)
         and ($3::bigint is null or id < $3::bigint) and ($4::bigint is null or id > $4::bigint)
       order by id ${backwards ? 'asc' : 'desc'} limit $5::int`,
     [filter.kind ?? null, filter.period ?? null, page.afterId, page.beforeId, page.limit + 1],

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { freeText, storableText } from '../api/routes/params.ts';
 import { changeTypePatterns } from '../changes/changeTypes.ts';
-import { describeIssues } from '../zodIssues.ts';
 import { targetProblem } from './targets.ts';
 
 const url = storableText({ maxLength: 2048 }).superRefine((value, context) => {
@@ -27,13 +26,3 @@ export const subscriptionChangeBody = z.strictObject({
 export const replayBody = z.strictObject({
   after: z.string({ error: 'must be a cursor of GET /api/changes' }).max(200).optional(),
 });
-
-/** Parses a body with `schema`, or names the first problems (`url: must be an http or https URL`). */
-export function parseBody<Schema extends z.ZodType>(
-  schema: Schema,
-  body: unknown,
-): { ok: true; value: z.output<Schema> } | { ok: false; problem: string } {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, problem: describeIssues(parsed.error, 'body', 3) };
-}

@@ -95,6 +95,34 @@ describe('tally close', () => {
     expect(period.stderr).toContain('period: must be a month as YYYY-MM, got "2026-13"');
   });
 
+  // Each case: the API's query, the CLI's options for the same request, and the words both refuse it with (the
+  // CLI names its option where the API names its parameter, and says the value it was given).
+  it.each([
+    ['format=csv&currency=usdx', ['--journal', 'csv', '--currency', 'usdx'], 400, '--currency'],
+    ['format=xero&part=10001', ['--journal', 'xero', '--part', '10001'], 400, '--part'],
+    ['format=xero&part=0', ['--journal', 'xero', '--part', '0'], 400, '--part'],
+    ['format=xero&part=2', ['--journal', 'xero', '--part', '2'], 400, null],
+    ['format=quickbooks&currency=eur', ['--journal', 'quickbooks', '--currency', 'eur'], 422, null],
+  ])(
+    'refuses %s as the API does, in the same words',
+    { timeout: 60_000 },
+    async (query, flags, status, option) => {
+      const answer = await request(t.app)
+        .get(`/api/periods/${PERIOD}/journal?${query}`)
+        .set({ Authorization: `Bearer ${API_TOKEN}` });
+      expect(answer.status).toBe(status);
+      const message: string = answer.body.error.message;
+      const result = await tally([PERIOD, ...flags]);
+      expect(result.code, result.stdout.slice(0, 200)).toBe(2);
+      if (option === null) expect(result.stderr).toContain(message);
+      else {
+        const [parameter, problem] = message.split(/: (.*)/s) as [string, string];
+        expect(`--${parameter.replace('_', '-')}`).toBe(option);
+        expect(result.stderr).toContain(`${option} ${problem}, got "${flags.at(-1)}"`);
+      }
+    },
+  );
+
   it('closes the period once, then prints the stored version unchanged', async () => {
     const closed = await tally([PERIOD, '--close', '--note', 'reviewed']);
     expect(closed.code, closed.stderr).toBe(0);

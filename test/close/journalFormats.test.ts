@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { buildJournalEntries, type JournalMovement, storedEntries } from '../../src/close/journal.ts';
-import { renderJournal, XERO_LINES_PER_FILE, xeroParts } from '../../src/close/journalFormats.ts';
+import { renderJournal } from '../../src/close/journalFormatRules.ts';
+import { XERO_LINES_PER_FILE, xeroParts } from '../../src/close/journalFormats.ts';
 
 // Each format writer against its importer's published rules (docs/month-end.md names the sources): columns,
 // dates, signs, grouping of lines into entries, and the entry id each format carries.

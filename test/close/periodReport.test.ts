@@ -267,6 +267,39 @@ describe('the period-report job', () => {
     // The closed periods are checked by their own queue, not inside this job.
     expect(await t.boss.findJobs('closed-period-check')).toHaveLength(1);
   });
+
+  it('stores the report it built, listed by GET /api/reports and served as JSON, CSV and HTML', async () => {
+    const listed = await request(t.app).get('/api/reports?kind=period').set(auth);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    const [row] = listed.body.data;
+    expect(row).toEqual({
+      id: expect.stringMatching(/^rpt_\d+$/),
+      kind: 'period',
+      period: '2026-10',
+      created_at: expect.any(String),
+      links: {
+        json: `/api/reports/${row.id}.json`,
+        csv: `/api/reports/${row.id}.csv`,
+        html: `/api/reports/${row.id}.html`,
+      },
+    });
+    const byMonth = await request(t.app).get('/api/reports?period=2026-10').set(auth);
+    expect(byMonth.body.data.map((report: { id: string }) => report.id)).toEqual([row.id]);
+    const json = await request(t.app).get(row.links.json).set(auth);
+    const written = await readFile(path.join(reportsDir, 'period-2026-10.json'), 'utf8');
+    // Stored as jsonb, which keeps its own key order: the same report, not the same bytes.
+    expect(JSON.parse(json.text)).toEqual(JSON.parse(written));
+    const envelope = await request(t.app).get(`/api/reports/${row.id}`).set(auth);
+    expect(envelope.body.data).toMatchObject({ kind: 'period', period: '2026-10' });
+    expect(envelope.body.data.body.accounts[0].walk.held_end).toBe(10_650);
+    const csv = await request(t.app).get(row.links.csv).set(auth);
+    expect(csv.headers['content-disposition']).toContain('period-2026-10.csv');
+    expect(csv.text).toBe(await readFile(path.join(reportsDir, 'period-2026-10.csv'), 'utf8'));
+    const html = await request(t.app).get(row.links.html).set(auth);
+    expect(html.headers['content-type']).toMatch(/^text\/html/);
+    expect(html.text).toBe(await readFile(path.join(reportsDir, 'period-2026-10.html'), 'utf8'));
+  });
 });
 
 describe('the journal', () => {

@@ -1,13 +1,13 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
-import { changeFindingsByFilter, WorkflowError } from '../../findings/changeFindings.ts';
+import { changeFinding, changeFindingsByFilter, WorkflowError } from '../../findings/changeFindings.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { requireRole } from '../routes/auth.ts';
+import { findingIdOf } from '../routes/findingAnswers.ts';
 import { findingFilterOf } from '../routes/findingFilter.ts';
-import { applyFindingChange, findingIdOf } from '../routes/findings.ts';
-import { freeText, oneOf, parseQuery } from '../routes/params.ts';
+import { noteBody, oneOf, parseQuery } from '../routes/params.ts';
 import { requireCsrfToken } from './session.ts';
 
 const ACTION_OF_FORM = new Map<string, WorkflowAction>([
@@ -17,7 +17,6 @@ const ACTION_OF_FORM = new Map<string, WorkflowAction>([
   ['notes', 'note'],
 ]);
 
-const noteForm = z.object({ note: freeText({ maxLength: 2000 }).optional() });
 const bulkForm = z.object({ action: oneOf(['acknowledge', 'accept']) });
 
 /** The finding workflow from the console's forms (admin only, CSRF-checked), one finding or in bulk. */
@@ -35,7 +34,7 @@ export function findingActions(deps: AppDeps): Router {
   router.post('/findings/bulk', ...guards, async (req, res) => {
     const { filter, query } = findingFilterOf(req.body);
     const { action } = parseQuery(bulkForm, req.body);
-    const { note } = parseQuery(noteForm, req.body);
+    const { note } = parseQuery(noteBody, req.body);
     const request = { action, note: note || null, actor: req.principal?.name as string, at: deps.now() };
     let changed: number;
     try {
@@ -55,8 +54,8 @@ export function findingActions(deps: AppDeps): Router {
     const action = ACTION_OF_FORM.get(req.params.action as string);
     if (!action) throw new HttpError(404, 'resource_not_found', 'no such action');
     const id = findingIdOf(req.params.id as string);
-    const { note } = parseQuery(noteForm, req.body);
-    await applyFindingChange(deps.pool, id, {
+    const { note } = parseQuery(noteBody, req.body);
+    await changeFinding(deps.pool, id, {
       action,
       note: note || null,
       actor: req.principal?.name as string,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { asHttpError, HttpError } from '../errors.ts';
 import type { ApiTokens } from '../tokens.ts';
 import { findingActions } from './actions.ts';
 import { declinePages } from './declinePages.ts';
@@ -85,7 +85,8 @@ export function consoleRoutes(deps: AppDeps, tokens: ApiTokens): Router {
 
 /** Errors as pages: a refused input or change says why; anything else is logged and hidden. */
 function consoleErrors(deps: AppDeps): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (raised, req, res, _next) => {
+    const err = asHttpError(raised) as typeof raised;
     if (err instanceof HttpError && err.status < 500) {
       renderPage(req, res, 'error', { status: err.status, message: err.message }, err.status);
       return;

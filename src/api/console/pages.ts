@@ -10,8 +10,8 @@ import { summarizeReconciliationLag } from '../../reconciliation/stateQueries.ts
 import { sumOpenFindings } from '../../reports/findingQueries.ts';
 import type { AppDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
+import { findingIdOf, findingWithHistory } from '../routes/findingAnswers.ts';
 import { findingFilterOf, findingFilterQuery } from '../routes/findingFilter.ts';
-import { findingIdOf, findingWithHistory } from '../routes/findings.ts';
 import { pageFromQuery, paginate } from '../routes/pagination.ts';
 import { oneOf, parseQuery, storableText } from '../routes/params.ts';
 import { pageLinks, renderPage } from './render.ts';

@@ -1,15 +1,16 @@
 import { z } from 'zod';
+import { CUT_OFF_DAYS, CUT_OFF_TIMES } from '../../close/cutOff.ts';
+import { PERIOD_ACTIONS, PERIOD_STATUSES } from '../../close/periods.ts';
 import { LEDGER_STATUSES } from '../../close/tieOut.ts';
+import { WALK_TERMS } from '../../close/walk.ts';
 import { cents, count, named, timestamp } from './registry.ts';
 
-const walk = z.strictObject({
-  held_start: cents(),
-  prior_period_adjustments: cents(),
-  net: cents(),
-  unexplained: cents(),
-  paid_out: cents(),
-  held_end: cents(),
-});
+const walk = z.strictObject(
+  Object.fromEntries(WALK_TERMS.map((term) => [term, cents()])) as Record<
+    (typeof WALK_TERMS)[number],
+    ReturnType<typeof cents>
+  >,
+);
 
 export const periodReportSchema = named(
   'PeriodReport',
@@ -74,7 +75,7 @@ export const periodSummarySchema = named(
   'A period: its state and, per currency (test and live apart), its net and open findings.',
   z.strictObject({
     period: z.string(),
-    status: z.enum(['open', 'closed']),
+    status: z.enum(PERIOD_STATUSES),
     version: count().nullable(),
     closed_at: timestamp().nullable(),
     closed_by: z.string().nullable(),
@@ -86,7 +87,7 @@ export const periodSummarySchema = named(
 
 const history = z.array(
   z.strictObject({
-    action: z.enum(['close', 'reopen']),
+    action: z.enum(PERIOD_ACTIONS),
     version: count(),
     actor: z.string(),
     note: z.string().nullable(),
@@ -95,17 +96,21 @@ const history = z.array(
 );
 
 export const closeStateShape = {
-  status: z.enum(['open', 'closed']),
+  status: z.enum(PERIOD_STATUSES),
   version: count().nullable(),
   closed_at: timestamp().nullable(),
   closed_by: z.string().nullable(),
   content_sha256: z.string().nullable(),
   cut_off: z
     .strictObject({
-      last_delivery_received_at: timestamp().nullable(),
-      last_sweep_at: timestamp().nullable(),
-      last_payout_sync_at: timestamp().nullable(),
-      newest_statement_date: z.iso.date().nullable(),
+      ...(Object.fromEntries(CUT_OFF_TIMES.map((field) => [field, timestamp().nullable()])) as Record<
+        (typeof CUT_OFF_TIMES)[number],
+        z.ZodNullable<ReturnType<typeof timestamp>>
+      >),
+      ...(Object.fromEntries(CUT_OFF_DAYS.map((field) => [field, z.iso.date().nullable()])) as Record<
+        (typeof CUT_OFF_DAYS)[number],
+        z.ZodNullable<z.ZodISODate>
+      >),
     })
     .nullable(),
   history,

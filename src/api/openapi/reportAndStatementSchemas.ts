@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { STATEMENT_FORMATS } from '../../bank/statement.ts';
+import { REPORT_KINDS } from '../../reports/queries.ts';
 import { count, named, timestamp } from './registry.ts';
 
 const text = () => z.string();
@@ -10,18 +11,20 @@ export const reportListItemSchema = named(
   'A stored report and where to read it as JSON, CSV or HTML.',
   z.strictObject({
     id: z.string().regex(/^rpt_\d+$/),
-    kind: text(),
-    period: optionalText(),
+    kind: z.enum(REPORT_KINDS),
+    period: optionalText().describe(
+      'The day (YYYY-MM-DD) a daily report covers, the month (YYYY-MM) of a period report; null for a fee-configuration report.',
+    ),
     created_at: timestamp(),
     links: z.strictObject({ json: z.string(), csv: z.string(), html: z.string() }),
   }),
 );
 export const reportSchema = named(
   'Report',
-  'A stored report: its kind, period and body (sections as the daily or fee-configuration report writes them).',
+  "A stored report: its kind, period and body (sections as the daily or fee-configuration report writes them; a period report is the month's close report as `GET /api/periods/{period}.json` served it when the `period-report` job built it).",
   z.strictObject({
     id: z.string().regex(/^rpt_\d+$/),
-    kind: z.string(),
+    kind: z.enum(REPORT_KINDS),
     period: z.string().nullable(),
     created_at: timestamp(),
     body: z.record(z.string(), z.unknown()),

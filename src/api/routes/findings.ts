@@ -1,33 +1,17 @@
 import { z } from 'zod';
-import type { Pool } from '../../db/pool.ts';
-import { changeFinding, WorkflowError } from '../../findings/changeFindings.ts';
-import { FINDING_ID, findingIdText } from '../../findings/findingId.ts';
-import { presentFinding, readFindingWithHistory } from '../../findings/presentFinding.ts';
+import { changeFinding } from '../../findings/changeFindings.ts';
+import { findingIdText } from '../../findings/findingId.ts';
+import { presentFinding } from '../../findings/presentFinding.ts';
 import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
+import { findingIdParam, findingWithHistory } from './findingAnswers.ts';
 import { findingFilterFrom, findingFilterQuery } from './findingFilter.ts';
 import { paginate } from './pagination.ts';
-import { freeText, oneOf, parseRowId, refusedAs } from './params.ts';
-import { json, notFound, ok, refused, route } from './route.ts';
-
-// A note is free text: newlines and tabs are fine, other control characters and broken text are not.
-export const noteBody = z.object({
-  note: freeText({ maxLength: 2000 }).optional(),
-});
-
-/** The note of a JSON body (`{"note": "…"}`, or none); anything else is 422 naming `note`. */
-export function noteOf(body: unknown): string | null {
-  const given = body ?? {};
-  const parsed = noteBody.safeParse(
-    typeof given === 'object' && given !== null && !Array.isArray(given) ? given : null,
-  );
-  if (!parsed.success)
-    throw new HttpError(422, 'invalid_parameter', 'note: must be text (body {"note": "…"})');
-  return parsed.data.note || null;
-}
+import { noteBody, oneOf, refusedAs } from './params.ts';
+import { jsonBody, notFound, ok, refused, route } from './route.ts';
 
 // The contract's path words: notes are added to `/notes`.
 const ACTION_OF_PATH = new Map<string, WorkflowAction>([
@@ -36,21 +20,6 @@ const ACTION_OF_PATH = new Map<string, WorkflowAction>([
   ['reopen', 'reopen'],
   ['notes', 'note'],
 ]);
-
-const noFinding = () => new HttpError(404, 'resource_not_found', 'no finding with that id');
-
-/** A `fnd_…` path id as its row id; anything else names no finding (404). */
-export const findingIdParam = refusedAs(
-  z
-    .string()
-    .regex(FINDING_ID)
-    .transform((value, context) => {
-      const id = parseRowId(value.slice('fnd_'.length));
-      if (id === null) context.addIssue({ code: 'custom', message: 'names no finding' });
-      return id ?? z.NEVER;
-    }),
-  noFinding,
-);
 
 const findingParams = z.object({ id: findingIdParam });
 const findingEnvelope = schemas.single(
@@ -117,7 +86,7 @@ export const changeFindingRoute = route({
         ),
     ),
   }),
-  body: { required: false, content: json(noteBody), json: '16kb' },
+  body: jsonBody(noteBody, { required: false }),
   answers: {
     ...ok('The finding after the change.', findingEnvelope),
     404: refused('No finding with that id, or no such action.'),
@@ -126,45 +95,12 @@ export const changeFindingRoute = route({
   },
   handler:
     (deps) =>
-    async (req, res, { params }) => {
+    async (req, res, { params, body }) => {
       const action = ACTION_OF_PATH.get(params.action) as WorkflowAction;
       const id = params.id;
-      const note = noteOf(req.body);
+      const note = body.note || null;
       const actor = req.principal?.name as string;
-      await applyFindingChange(deps.pool, id, { action, note, actor, at: deps.now() });
+      await changeFinding(deps.pool, id, { action, note, actor, at: deps.now() });
       res.json(single('finding', findingIdText(id), await findingWithHistory(deps.pool, id)));
     },
 });
-
-/** The row id of a `fnd_…` path id; anything else names no finding (404). */
-export function findingIdOf(value: string | undefined): number {
-  const parsed = findingIdParam.safeParse(value);
-  if (!parsed.success) throw noFinding();
-  return parsed.data;
-}
-
-/** A workflow change with its refusals as HTTP answers: 404 unknown, 409 not from this status, 422 no note. */
-export async function applyFindingChange(
-  pool: Pool,
-  id: number,
-  request: Parameters<typeof changeFinding>[2],
-) {
-  try {
-    return await changeFinding(pool, id, request);
-  } catch (err) {
-    if (!(err instanceof WorkflowError)) throw err;
-    const status = { not_found: 404, invalid_transition: 409, note_required: 422 }[err.reason];
-    const code = {
-      not_found: 'resource_not_found',
-      invalid_transition: 'invalid_transition',
-      note_required: 'note_required',
-    }[err.reason];
-    throw new HttpError(status, code, err.message);
-  }
-}
-
-export async function findingWithHistory(pool: Pool, id: number) {
-  const finding = await readFindingWithHistory(pool, id);
-  if (!finding) throw noFinding();
-  return finding;
-}

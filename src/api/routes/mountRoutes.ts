@@ -3,7 +3,7 @@ import { HttpError, isPathDecodeError } from '../errors.ts';
 import { requireApiRole, requireMetricsToken } from './auth.ts';
 import { keyPageFromQuery } from './keyPagination.ts';
 import { pageFromQuery } from './pagination.ts';
-import { parseParams, parseQuery } from './params.ts';
+import { parseBody, parseParams, parseQuery } from './params.ts';
 import type { Role, Route, RouteDeps } from './route.ts';
 
 const DECLARED = 'declaredRoute';
@@ -26,7 +26,8 @@ function roleCheck(role: Role, deps: RouteDeps): RequestHandler[] {
 
 /**
  * Mounts each route as it declares itself: its role first (before a byte of the body is read), then its JSON
- * body if it takes one, then its query, its page and its path parameters, each a 4xx naming the parameter.
+ * body if it takes one, then its query, its page, its path parameters and its body, each a 4xx naming the
+ * parameter or field.
  */
 export function mountRoutes(app: Express, routes: readonly Route[], deps: RouteDeps): void {
   // A template with text after a parameter first: `/api/payouts/{id}` would take `po_1.csv` as an id.
@@ -52,7 +53,8 @@ export function mountRoutes(app: Express, routes: readonly Route[], deps: RouteD
               ? pageFromQuery(req.query)
               : undefined;
         const params = declared.params ? parseParams(declared.params, req.params) : {};
-        await handle(req, res, { query, page, params } as never);
+        const body = declared.body?.schema ? parseBody(declared.body.schema, req.body) : undefined;
+        await handle(req, res, { query, page, params, body } as never);
       },
     );
   }

@@ -30,6 +30,9 @@ export function freeText({ maxLength }: { maxLength: number }) {
     .refine((value) => !LONE_SURROGATE.test(value), 'must be valid text');
 }
 
+// A note is free text: newlines and tabs are fine, other control characters and broken text are not.
+export const noteBody = z.object({ note: freeText({ maxLength: 2000 }).optional() });
+
 /** A path id such as `py_…` or `evt_…`: text, at most 255 characters unless told. */
 export function pathId({ maxLength = 255 }: { maxLength?: number } = {}) {
   return storableText({ maxLength });
@@ -86,6 +89,13 @@ export function parseQuery<Schema extends z.ZodObject>(schema: Schema, query: un
 /** Parses `req.params` with a declared object schema; a refused value is 400 naming the parameter. */
 export function parseParams<Schema extends z.ZodObject>(schema: Schema, params: unknown): z.output<Schema> {
   return parseInput(schema, params);
+}
+
+/** Parses a request body (none: `{}`) with a declared schema; a refused field is 422 naming it. */
+export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  throw new HttpError(422, 'invalid_parameter', describeIssues(parsed.error, 'body', 3));
 }
 
 /**

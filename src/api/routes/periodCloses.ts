@@ -1,19 +1,17 @@
-import { CloseRefusedError, closePeriod, reopenPeriod } from '../../close/closePeriod.ts';
-import { findClosedVersion, listPeriodHistory } from '../../close/closeQueries.ts';
-import type { AppDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import type { PeriodAction } from '../../close/periods.ts';
 import * as schemas from '../openapi/responses.ts';
+import { changePeriodState } from '../periodAnswers.ts';
 import { single } from './envelope.ts';
-import { noteBody, noteOf } from './findings.ts';
-import { checkedPeriod, closeStateOf, periodParams } from './periods.ts';
-import { json, ok, type Route, refused, route } from './route.ts';
+import { noteBody } from './params.ts';
+import { periodParams } from './periods.ts';
+import { jsonBody, ok, type Route, refused, route } from './route.ts';
 
 /**
  * `POST /api/periods/:period/close` or `/reopen` (admin tokens only, as every change), answered with the
  * period's state and history after the change. A refusal by the rules is 409 naming every reason, a reopen
  * without a note 422; either changes nothing.
  */
-function periodChangeRoute(action: 'close' | 'reopen', summary: string, description: string): Route {
+function periodChangeRoute(action: PeriodAction, summary: string, description: string): Route {
   return route({
     method: 'post',
     path: `/api/periods/{period}/${action}`,
@@ -22,7 +20,7 @@ function periodChangeRoute(action: 'close' | 'reopen', summary: string, descript
     summary,
     description,
     params: periodParams,
-    body: { required: action === 'reopen', content: json(noteBody), json: '16kb' },
+    body: jsonBody(noteBody, { required: action === 'reopen' }),
     answers: {
       ...ok(
         'The period after the change.',
@@ -34,19 +32,11 @@ function periodChangeRoute(action: 'close' | 'reopen', summary: string, descript
     },
     handler:
       (deps) =>
-      async (req, res, { params }) => {
-        const now = deps.now();
-        const period = await checkedPeriod(deps, params.period, now);
-        const note = noteOf(req.body);
-        const request = { period, actor: req.principal?.name as string, note, now };
-        await changePeriodState(deps, action, request);
-        res.json(
-          single('period', period, {
-            period,
-            ...closeStateOf(await findClosedVersion(deps.pool, period)),
-            history: await listPeriodHistory(deps.pool, period),
-          }),
-        );
+      async (req, res, { params, body }) => {
+        const actor = req.principal?.name as string;
+        const note = body.note || null;
+        const state = await changePeriodState(deps, action, { period: params.period, actor, note });
+        res.json(single('period', state.period, state));
       },
   });
 }
@@ -63,21 +53,3 @@ export const periodChangeRoutes = [
     'Only the latest closed period; `note` is required. The period then shows its current numbers, and its adjustments leave the next period. Closing it again stores the next version.',
   ),
 ];
-
-/** Closes or reopens a period, its refusals as HTTP answers: 409 by the rules, 422 a reopen without a note. */
-export async function changePeriodState(
-  deps: AppDeps,
-  action: 'close' | 'reopen',
-  request: { period: string; actor: string; note: string | null; now: Date },
-): Promise<void> {
-  try {
-    if (action === 'close') await closePeriod(deps.pool, deps.config, request);
-    else await reopenPeriod(deps.pool, request);
-  } catch (err) {
-    if (!(err instanceof CloseRefusedError)) throw err;
-    if (err.reason === 'note_required') throw new HttpError(422, 'note_required', err.message);
-    throw new HttpError(409, `${action}_refused`, err.message);
-  }
-  // Every change is attributed to the token that made it.
-  deps.log.info({ period: request.period, action, actor: request.actor }, 'period state changed');
-}

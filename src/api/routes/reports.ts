@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { findReport, listReports } from '../../reports/queries.ts';
-import { renderCsv } from '../../reports/renderCsv.ts';
-import { renderHtml } from '../../reports/renderHtml.ts';
-import type { Report } from '../../reports/reportSections.ts';
-import { reportId } from '../../reports/saveReport.ts';
+import { PERIOD } from '../../close/periods.ts';
+import { PERIOD_REPORT_FILES } from '../../close/renderPeriodHtml.ts';
+import { findReport, listReports, REPORT_KINDS, type ReportKind } from '../../reports/queries.ts';
+import { type ReportFiles, reportId, SECTION_FILES } from '../../reports/saveReport.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list, single } from './envelope.ts';
@@ -11,9 +10,23 @@ import { paginate } from './pagination.ts';
 import { calendarDate, oneOf, parseRowId, refusedAs } from './params.ts';
 import { type Answer, notFound, ok, type Route, route, text } from './route.ts';
 
+// Each kind's files, said once: a kind without them fails to compile.
+const FILES_OF_KIND = {
+  daily: SECTION_FILES,
+  'fee-configurations': SECTION_FILES,
+  period: PERIOD_REPORT_FILES,
+} as const satisfies Record<ReportKind, ReportFiles<never>>;
+
+const dayOrMonth = z
+  .string()
+  .refine(
+    (value) => PERIOD.test(value) || calendarDate().safeParse(value).success,
+    'must be a day (YYYY-MM-DD) or a month (YYYY-MM)',
+  );
+
 export const reportsQuery = z.object({
-  kind: oneOf(['daily', 'fee-configurations']).optional(),
-  period: calendarDate().optional(),
+  kind: oneOf(REPORT_KINDS).optional(),
+  period: dayOrMonth.optional(),
 });
 
 // An id that cannot name a row (malformed, or past the bigint and safe-integer range) is simply unknown.
@@ -82,19 +95,20 @@ function reportRoute(extension: 'json' | 'csv' | 'html' | null, summary: string,
         const row = await findReport(deps.reads.pool, { id: params.id });
         if (!row) throw new HttpError(404, 'resource_not_found', 'id: no report with that id');
         const id = reportId(row.id);
-        const report = row.body as unknown as Report;
-        const name = `${row.kind}${row.period ? `-${row.period}` : ''}-${id}`;
+        const report = row.body as never;
+        const files: ReportFiles<never> = FILES_OF_KIND[row.kind];
         switch (extension) {
           case 'json':
             res.type('application/json').send(JSON.stringify(report, null, 2));
             return;
           case 'csv':
-            res.type('text/csv; charset=utf-8').attachment(`${name}.csv`);
-            for (const line of renderCsv(report)) res.write(line);
-            res.end();
+            res
+              .type('text/csv; charset=utf-8')
+              .attachment(`${files.name({ kind: row.kind, period: row.period, id })}.csv`)
+              .send(files.csv(report));
             return;
           case 'html':
-            res.type('text/html; charset=utf-8').send(renderHtml(report, id));
+            res.type('text/html; charset=utf-8').send(files.html(report, id));
             return;
           default:
             res.json(

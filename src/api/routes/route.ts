@@ -21,7 +21,12 @@ type PageOf<P> = P extends 'keys'
 type Parsed<Schema> = Schema extends z.ZodObject ? z.output<Schema> : Record<string, never>;
 
 /** What the runner parsed before the handler runs. */
-export type RouteInput<Params, Query, P> = { params: Parsed<Params>; query: Parsed<Query>; page: PageOf<P> };
+export type RouteInput<Params, Query, P, Body = undefined> = {
+  params: Parsed<Params>;
+  query: Parsed<Query>;
+  page: PageOf<P>;
+  body: Body extends z.ZodType ? z.output<Body> : undefined;
+};
 
 /** What routes are built from: the app's deps, its tokens and the webhook handler it was given. */
 export type RouteDeps = AppDeps & {
@@ -30,11 +35,23 @@ export type RouteDeps = AppDeps & {
   openApiDocument: () => unknown;
 };
 
-type Handler<Params, Query, P> = (
+type Handler<Params, Query, P, Body> = (
   req: Request,
   res: Response,
-  input: RouteInput<Params, Query, P>,
+  input: RouteInput<Params, Query, P, Body>,
 ) => Promise<void> | void;
+
+/**
+ * A request body. `schema`: a JSON body the runner reads (at most `json`) and parses before the handler runs,
+ * a refusal 422 naming the field; OpenAPI's requestBody is written from the same schema (`jsonBody`). Without
+ * it the body is documented only: the webhook and statement uploads read their raw bytes themselves.
+ */
+export type BodyDeclaration<Body extends z.ZodType | undefined = z.ZodType | undefined> = {
+  required: boolean;
+  content: Record<string, z.ZodType | JsonSchema>;
+  json?: string;
+  schema?: Body;
+};
 
 /**
  * One route, said once: the runner (`mountRoutes.ts`) mounts it, checks its role, parses its path and query,
@@ -44,6 +61,7 @@ export type Route<
   Params extends z.ZodObject | undefined = z.ZodObject | undefined,
   Query extends z.ZodObject | undefined = z.ZodObject | undefined,
   P extends Paging | undefined = Paging | undefined,
+  Body extends z.ZodType | undefined = z.ZodType | undefined,
 > = {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
@@ -57,11 +75,10 @@ export type Route<
   paging?: P;
   /** Documented only: the webhook reads its headers itself, over the raw body. */
   headers?: z.ZodObject;
-  /** `json`: the runner reads a JSON body of at most that size first; the handler parses it. */
-  body?: { required: boolean; content: Record<string, z.ZodType | JsonSchema>; json?: string };
+  body?: BodyDeclaration<Body>;
   answers: Record<number, Answer>;
   /** Built once per app. */
-  handler: (deps: RouteDeps) => Handler<Params, Query, P>;
+  handler: (deps: RouteDeps) => Handler<Params, Query, P, Body>;
 };
 
 /** A route declaration, its handler's input typed from its schemas. */
@@ -69,11 +86,17 @@ export function route<
   Params extends z.ZodObject | undefined = undefined,
   Query extends z.ZodObject | undefined = undefined,
   P extends Paging | undefined = undefined,
->(declaration: Route<Params, Query, P>): Route {
+  Body extends z.ZodType | undefined = undefined,
+>(declaration: Route<Params, Query, P, Body>): Route {
   return declaration as unknown as Route;
 }
 
 export const json = (schema: z.ZodType) => ({ 'application/json': schema });
+/** A JSON body of at most `limit`, parsed by the runner with `schema` and documented from it. */
+export const jsonBody = <Body extends z.ZodType>(
+  schema: Body,
+  { required, limit = '16kb' }: { required: boolean; limit?: string },
+): BodyDeclaration<Body> => ({ required, content: json(schema), json: limit, schema });
 export const text = { type: 'string' } as const;
 export const ok = (description: string, schema: z.ZodType): Record<number, Answer> => ({
   200: { description, content: json(schema) },

@@ -12,7 +12,6 @@ import { SUBSCRIPTION_ID, subscriptionIdText } from '../../subscriptions/present
 import { deleteSubscription } from '../../subscriptions/queries.ts';
 import {
   newSubscriptionBody,
-  parseBody,
   replayBody,
   subscriptionChangeBody,
 } from '../../subscriptions/subscriptionInput.ts';
@@ -21,7 +20,7 @@ import * as schemas from '../openapi/responses.ts';
 import * as subscriptionSchemas from '../openapi/subscriptionSchemas.ts';
 import { list, single } from './envelope.ts';
 import { parseRowId, refusedAs } from './params.ts';
-import { json, notFound, ok, type Route, refused, route } from './route.ts';
+import { json, jsonBody, notFound, ok, type Route, refused, route } from './route.ts';
 
 const noSubscription = () => new HttpError(404, 'resource_not_found', 'no subscription with that id');
 
@@ -34,12 +33,6 @@ const subscriptionParams = z.object({
     noSubscription,
   ),
 });
-
-function bodyOf<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const parsed = parseBody(schema, body);
-  if (!parsed.ok) throw new HttpError(422, 'invalid_parameter', parsed.problem);
-  return parsed.value;
-}
 
 const TAG = 'Subscriptions';
 const invalidBody = refused('A field is invalid; the message names it. Nothing changed.');
@@ -59,15 +52,17 @@ const createRoute = route({
   summary: 'Forward changes to a URL',
   description:
     '`url`: http or https, loopback and private addresses allowed, link-local and metadata addresses refused. `types`: change types or `object.*` (none: every type). Answers the secret that signs its deliveries, shown only here. It receives the changes made from now on.',
-  body: { required: true, content: json(newSubscriptionBody), json: '16kb' },
+  body: jsonBody(newSubscriptionBody, { required: true }),
   answers: {
     201: { description: 'The subscription and its secret.', content: json(withSecret) },
     422: invalidBody,
   },
-  handler: (deps) => async (req, res) => {
-    const created = await createSubscription(deps.pool, bodyOf(newSubscriptionBody, req.body));
-    res.status(201).json(single('subscription', created.id, created));
-  },
+  handler:
+    (deps) =>
+    async (_req, res, { body }) => {
+      const created = await createSubscription(deps.pool, body);
+      res.status(201).json(single('subscription', created.id, created));
+    },
 });
 
 const listRoute = route({
@@ -120,7 +115,7 @@ const changeRoute = route({
   description:
     '`enabled: false` stops sending (changes keep being queued and the lag grows); `enabled: true` resumes from where it stopped, every waiting change due at once with its retry clock started over.',
   params: subscriptionParams,
-  body: { required: true, content: json(subscriptionChangeBody), json: '16kb' },
+  body: jsonBody(subscriptionChangeBody, { required: true }),
   answers: {
     ...ok(
       'The subscription after the change.',
@@ -136,8 +131,7 @@ const changeRoute = route({
   },
   handler:
     (deps) =>
-    async (req, res, { params }) => {
-      const change = bodyOf(subscriptionChangeBody, req.body);
+    async (_req, res, { params, body: change }) => {
       if (!(await changeSubscription(deps.pool, params.id, change, deps.now()))) throw noSubscription();
       const detail = await subscriptionDetail(deps.pool, params.id, deps.now());
       res.json(single('subscription', subscriptionIdText(params.id), detail));
@@ -188,7 +182,7 @@ const replayRoute = route({
   description:
     '`after`: a cursor of `GET /api/changes` (none: every change kept). The changes after it of the subscription’s types are sent again under the same ids (`webhook-id`), each object’s in order; those given up on are sent again too.',
   params: subscriptionParams,
-  body: { required: false, content: json(replayBody), json: '4kb' },
+  body: jsonBody(replayBody, { required: false, limit: '4kb' }),
   answers: {
     ...ok(
       'How many changes were queued again.',
@@ -204,8 +198,7 @@ const replayRoute = route({
   },
   handler:
     (deps) =>
-    async (req, res, { params }) => {
-      const { after } = bodyOf(replayBody, req.body);
+    async (_req, res, { params, body: { after } }) => {
       const afterSeq = after === undefined ? 0 : decodeChangeCursor(after);
       if (afterSeq === null)
         throw new HttpError(422, 'invalid_cursor', 'after: is not a cursor of GET /api/changes');
