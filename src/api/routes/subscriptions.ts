@@ -10,17 +10,13 @@ import {
 } from '../../subscriptions/manageSubscriptions.ts';
 import { SUBSCRIPTION_ID, subscriptionIdText } from '../../subscriptions/presentSubscription.ts';
 import { deleteSubscription } from '../../subscriptions/queries.ts';
-import {
-  newSubscriptionBody,
-  replayBody,
-  subscriptionChangeBody,
-} from '../../subscriptions/subscriptionInput.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';
 import * as subscriptionSchemas from '../openapi/subscriptionSchemas.ts';
 import { list, single } from './envelope.ts';
 import { parseRowId, refusedAs } from './params.ts';
 import { json, jsonBody, notFound, ok, type Route, refused, route } from './route.ts';
+import { newSubscriptionBody, replayBody, subscriptionChangeBody } from './subscriptionBodies.ts';
 
 const noSubscription = () => new HttpError(404, 'resource_not_found', 'no subscription with that id');
 

@@ -1,8 +1,8 @@
 /** What a subscription is made or changed with (API and console), each problem naming its field. */
 import { z } from 'zod';
-import { freeText, storableText } from '../api/routes/params.ts';
-import { changeTypePatterns } from '../changes/changeTypes.ts';
-import { targetProblem } from './targets.ts';
+import { changeTypePatterns } from '../../changes/changeTypes.ts';
+import { targetProblem } from '../../subscriptions/targets.ts';
+import { freeText, storableText } from './params.ts';
 
 const url = storableText({ maxLength: 2048 }).superRefine((value, context) => {
   const problem = targetProblem(value);
