@@ -1,7 +1,7 @@
 import { type Pool, withTransaction } from '../db/pool.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { type FindingChange, findFinding, recordFindingChanges } from './historyQueries.ts';
-import { type FindingFilter, listFindings } from './queries.ts';
+import { type FindingFilter, listFindings } from './readQueries.ts';
 import { NOTE_REQUIRED, nextStatus, statusesFor, type WorkflowAction } from './workflow.ts';
 
 /** Why a person's change was refused, in words safe to show them. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.ts';
 import { openApiDocument } from '../../src/api/openapi/document.ts';
 import { routes } from '../../src/api/routes/index.ts';
-import { FINDING_ORDERS } from '../../src/findings/queries.ts';
+import { FINDING_ORDERS } from '../../src/findings/readQueries.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { answered, checkResponses, responseProblem } from '../helpers/responseCheck.ts';
 import { takeResponseProblems } from '../helpers/responseProblems.ts';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { listAchReturns } from '../../findings/queries.ts';
+import { listAchReturns } from '../../findings/readQueries.ts';
 import { listAlerts } from '../../ops/queries.ts';
 import { listDisputes } from '../../projection/readQueries.ts';
 import { findReport, listReports } from '../../reports/queries.ts';

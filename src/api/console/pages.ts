@@ -1,7 +1,7 @@
 import express, { type Request, type Router } from 'express';
 import { z } from 'zod';
 import { BULK_LIMIT } from '../../findings/changeFindings.ts';
-import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
+import { FINDING_ORDERS, listFindings } from '../../findings/readQueries.ts';
 import { FINDING_STATUSES } from '../../findings/workflow.ts';
 import { countEventsByStatus } from '../../ingest/deliveryReadQueries.ts';
 import { readOverview } from '../../ops/overviewQueries.ts';

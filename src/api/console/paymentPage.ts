@@ -4,7 +4,7 @@ import { presentDecline } from '../../declines/presentDecline.ts';
 import { findDeclineOfPayment } from '../../declines/queries.ts';
 import { calculateFee } from '../../domain/feeFormula.ts';
 import { listFeeConfigurationsOfPayment } from '../../feeConfigurations/readQueries.ts';
-import { listFindings } from '../../findings/queries.ts';
+import { listFindings } from '../../findings/readQueries.ts';
 import { listPaymentTimeline } from '../../ingest/timelineQueries.ts';
 import { listPayoutLinesOfPayment } from '../../projection/payouts/payoutReadQueries.ts';
 import { findPaymentDetail } from '../../projection/readQueries.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dayRange } from '../../domain/days.ts';
-import type { FindingFilter } from '../../findings/queries.ts';
+import type { FindingFilter } from '../../findings/readQueries.ts';
 import { FINDING_STATUSES } from '../../findings/workflow.ts';
 import { calendarDate, oneOf, parseQuery, storableText } from './params.ts';
 

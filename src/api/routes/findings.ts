@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { changeFinding } from '../../findings/changeFindings.ts';
 import { findingIdText } from '../../findings/findingId.ts';
 import { presentFinding } from '../../findings/presentFinding.ts';
-import { FINDING_ORDERS, listFindings } from '../../findings/queries.ts';
+import { FINDING_ORDERS, listFindings } from '../../findings/readQueries.ts';
 import type { WorkflowAction } from '../../findings/workflow.ts';
 import { HttpError } from '../errors.ts';
 import * as schemas from '../openapi/responses.ts';

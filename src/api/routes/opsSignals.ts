@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findingIdText } from '../../findings/findingId.ts';
-import { listAchReturns } from '../../findings/queries.ts';
+import { listAchReturns } from '../../findings/readQueries.ts';
 import { listAlerts } from '../../ops/queries.ts';
 import * as schemas from '../openapi/responses.ts';
 import { list } from './envelope.ts';
