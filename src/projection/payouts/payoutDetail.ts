@@ -64,11 +64,10 @@ export type PayoutDetail = NonNullable<Awaited<ReturnType<typeof readPayoutDetai
 export async function readPayoutDetail(db: Queryable, id: string) {
   const row = await findPayout(db, id);
   if (!row) return null;
-  const [lines, bankLine, findings] = await Promise.all([
-    listPayoutLines(db, id),
-    findBankLineOfPayout(db, id),
-    listFindingsOfPayout(db, id, FINDINGS_LIMIT),
-  ]);
+  // One after another: `db` can be a transaction's client, which runs one query at a time.
+  const lines = await listPayoutLines(db, id);
+  const bankLine = await findBankLineOfPayout(db, id);
+  const findings = await listFindingsOfPayout(db, id, FINDINGS_LIMIT);
   const {
     judged_at: judgedAt,
     lines_checked: linesChecked,
