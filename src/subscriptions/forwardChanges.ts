@@ -2,8 +2,9 @@
  * The worker role's forwarding: numbers committed changes, queues them per subscription, and sends each
  * claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
  * deliveries under a lock others skip, and a claim lapses after LEASE_SECONDS, so a delivery a killed worker
- * held is sent again (at least once, under the same `webhook-id`). Results are recorded by a second loop
- * alongside, so sending never waits for the database to take the last results.
+ * held is sent again (at least once, under the same `webhook-id`). Three loops run alongside: queuing new
+ * changes, claiming and sending, recording results. None waits for another's statements, so at hundreds of
+ * changes a second a claim is never held up by the last batch of results or the last queuing.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,7 +57,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
   const inFlight = new Set<Promise<void>>();
   const sent = signal();
   const recorded = signal();
-  let lastQueued = 0;
+  const queued = signal();
   let lastPruned = Date.now();
   let sending: number[] = [];
 
@@ -64,7 +65,6 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     Promise.race([sleep(ms, undefined, { signal: stopping.signal }), ...wakers]).catch(() => undefined);
 
   async function queueNewChanges(): Promise<void> {
-    lastQueued = Date.now();
     await sequenceChanges(context.pool);
     while (
       (await withTransaction(context.pool, (client) => queueChanges(client, QUEUE_BATCH))) === QUEUE_BATCH
@@ -80,18 +80,16 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     const answered = finished
       .filter((result) => result.subscription_id === subscriptionId)
       .map((result) => result.seq);
-    const claimed = await withTransaction(context.pool, (client) =>
-      claimDeliveries(client, subscriptionId, {
-        concurrency: context.config.FORWARD_CONCURRENCY,
-        leaseSeconds: LEASE_SECONDS,
-        answered: [
-          ...answered,
-          ...recording
-            .filter((result) => result.subscription_id === subscriptionId)
-            .map((result) => result.seq),
-        ],
-      }),
-    );
+    const claimed = await claimDeliveries(context.pool, subscriptionId, {
+      concurrency: context.config.FORWARD_CONCURRENCY,
+      leaseSeconds: LEASE_SECONDS,
+      answered: [
+        ...answered,
+        ...recording
+          .filter((result) => result.subscription_id === subscriptionId)
+          .map((result) => result.seq),
+      ],
+    });
     if (!claimed) return 0;
     // A change retention removed while it waited can no longer be sent.
     const gone = claimed.claims.filter((claim) => claim.change === null);
@@ -117,20 +115,39 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     return claimed.claims.length;
   }
 
-  /** Claims and sends what is due; goes round again as soon as results free slots or objects' turns. */
+  /** Numbers and queues new changes, and lists the subscriptions with something due, every QUEUE_EVERY_MS. */
+  async function queueLoop(): Promise<void> {
+    let errors = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        await queueNewChanges();
+        queued.notify();
+        errors = 0;
+        await wait(QUEUE_EVERY_MS);
+      } catch (err) {
+        errors += 1;
+        log.error(err, 'forward-changes: could not queue changes; trying again');
+        await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
+      }
+    }
+  }
+
+  /**
+   * Claims and sends what is due; goes round again as soon as results free slots or objects' turns, or new
+   * changes are queued. Queuing and recording run alongside, so a claim never waits for either.
+   */
   async function sendLoop(): Promise<void> {
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
-        if (Date.now() - lastQueued >= QUEUE_EVERY_MS) await queueNewChanges();
         let claims = 0;
         for (const subscriptionId of sending) claims += await claimAndSend(subscriptionId);
         errors = 0;
         // An answer frees a slot, a recorded one may give an object its next turn: either is a reason to claim.
-        await wait(claims > 0 ? QUEUE_EVERY_MS : IDLE_MS, recorded.next(), sent.next());
+        await wait(claims > 0 ? QUEUE_EVERY_MS : IDLE_MS, recorded.next(), sent.next(), queued.next());
       } catch (err) {
         errors += 1;
-        log.error(err, 'forward-changes: could not queue or claim changes; trying again');
+        log.error(err, 'forward-changes: could not claim changes; trying again');
         await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
       }
     }
@@ -168,7 +185,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     }
   }
 
-  const loops = Promise.all([sendLoop(), recordLoop()]);
+  const loops = Promise.all([queueLoop(), sendLoop(), recordLoop()]);
   return async () => {
     stopping.abort();
     await loops;
