@@ -50,6 +50,10 @@ export type SendingSubscription = Pick<
  * claim comes with its change (null: retention removed it meanwhile); null when there is nothing to claim or
  * another worker is claiming.
  *
+ * A claim also moves the delivery's next attempt to when the claim lapses: deliveries being sent then sit
+ * with those waiting to be retried, past the due ones, so counting them reads no backlog however long it is,
+ * and a killed worker's delivery falls due again when its claim lapses.
+ *
  * One statement, its own transaction: claims serialize on a lock of their own, not the subscription's row,
  * which recording results holds for a whole batch, so a worker claims while its last results are written. The
  * update re-checks each row it takes (a pending head, due, not held), so a row another worker claimed, or
@@ -77,10 +81,12 @@ export async function claimDeliveries(
         order by next_attempt_at, seq
         limit greatest(0, $2 - (select count(*) from subscription_deliveries
                                  where subscription_id = $1 and status = 'pending' and head
-                                   and leased_until >= now() and seq <> all($4::bigint[])))
+                                   and next_attempt_at > now() and leased_until >= now()
+                                   and seq <> all($4::bigint[])))
      ), claimed as (
        update subscription_deliveries d
-          set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
+          set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3)),
+              next_attempt_at = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
         where d.subscription_id = $1 and d.seq = any(array(select seq from due))
           and d.status = 'pending' and d.head and d.next_attempt_at <= now()
           and (d.leased_until is null or d.leased_until < now())

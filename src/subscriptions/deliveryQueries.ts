@@ -1,11 +1,6 @@
 import type { PoolClient } from '../db/pool.ts';
 import type { AttemptOutcome } from './attemptQueries.ts';
-import {
-  type ClaimedDelivery,
-  type DeliveryObject,
-  lockSubscriptions,
-  promoteHeads,
-} from './claimQueries.ts';
+import { type ClaimedDelivery, lockSubscriptions, promoteHeads } from './claimQueries.ts';
 
 // A change is of a subscription's types when it names it exactly or by its object (`payment.*`), as
 // src/changes/changeTypes.ts `typeMatches` says; no types: every type.
@@ -14,40 +9,44 @@ const OF_TYPES = (types: string, type: string) =>
 
 /**
  * Queues, for each subscription, the next `limit` sequenced changes after where it stopped, those of its
- * types as deliveries. It waits for the subscription's row rather than passing it by: recording results holds
- * it for each batch, and a subscription passed by whenever that happens would fall behind. Disabled subscriptions are queued too: their lag shows
- * what waits, and enabling them resumes from there. Returns how many changes were passed over.
+ * types as deliveries, each object's first pending one its head. It waits for the subscriptions' rows rather
+ * than passing them by (recording results holds them for each batch, and a subscription passed by whenever
+ * that happens would fall behind), then reads, in a statement of its own, what recording committed meanwhile.
+ * Disabled subscriptions are queued too: their lag shows what waits, and enabling them resumes from there.
+ * Returns how many changes were passed over.
  */
 export async function queueChanges(client: PoolClient, limit: number): Promise<number> {
-  const { rows } = await client.query<{ passed: number; queued: DeliveryObject[] | null }>(
-    `with subscription as (
-       select id, types, queued_through from subscriptions
-        where queued_through < (select last_seq from change_sequencer)
-        order by id for update
-     ), next as (
+  const { rows: locked } = await client.query<{ id: number }>(
+    `select id from subscriptions where queued_through < (select last_seq from change_sequencer)
+      order by id for update`,
+  );
+  if (locked.length === 0) return 0;
+  const { rows } = await client.query<{ passed: number }>(
+    `with next as (
        select s.id as subscription_id, s.types, c.seq, c.type, c.object, c.object_id, c.recorded_at
-         from subscription s
+         from subscriptions s
          cross join lateral (select seq, type, object, object_id, recorded_at from changes
                               where seq > s.queued_through order by seq limit $1) c
+        where s.id = any($2::bigint[])
      ), queued as (
-       insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at)
-       select subscription_id, seq, object, object_id, recorded_at from next
-        where ${OF_TYPES('types', 'type')}
+       insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at, head)
+       select n.subscription_id, n.seq, n.object, n.object_id, n.recorded_at,
+              row_number() over (partition by n.subscription_id, n.object, n.object_id order by n.seq) = 1
+              and not exists (select from subscription_deliveries p
+                               where p.subscription_id = n.subscription_id and p.object = n.object
+                                 and p.object_id = n.object_id and p.status = 'pending')
+         from next n
+        where ${OF_TYPES('n.types', 'n.type')}
        on conflict do nothing
-       returning subscription_id, object, object_id
      ), moved as (
        update subscriptions s set queued_through = n.through
          from (select subscription_id, max(seq) as through, count(*) as passed from next group by 1) n
         where s.id = n.subscription_id
        returning n.passed
      )
-     select (select coalesce(sum(passed), 0)::int from moved) as passed,
-            (select jsonb_agg(distinct jsonb_build_object('subscription_id', subscription_id, 'object', object,
-                                                          'object_id', object_id)) from queued) as queued`,
-    [limit],
+     select coalesce(sum(passed), 0)::int as passed from moved`,
+    [limit, locked.map((row) => row.id)],
   );
-  // The subscriptions are still locked: the new changes' objects get their heads before anyone claims.
-  await promoteHeads(client, rows[0]?.queued ?? []);
   return rows[0]?.passed ?? 0;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The worker role's forwarding: numbers committed changes, queues them per subscription, and sends each
- * claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
+ * The worker role's forwarding: queues the changes the worker's sequencing loop has numbered
+ * (src/changes/sequencingLoop.ts) per subscription, and sends each claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
  * deliveries under a lock others skip, and a claim lapses after LEASE_SECONDS, so a delivery a killed worker
  * held is sent again (at least once, under the same `webhook-id`). Three loops run alongside: queuing new
  * changes, claiming and sending, recording results. None waits for another's statements, so at hundreds of
@@ -8,7 +8,6 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sequenceChanges } from '../changes/sequenceChanges.ts';
 import { withTransaction } from '../db/pool.ts';
 import { pruneAttempts } from './attemptQueries.ts';
 import { changeBody, changeId } from './changeBody.ts';
@@ -24,9 +23,15 @@ import { webhookHeaders } from './signing.ts';
 export const LEASE_SECONDS = 30;
 /** How often an idle loop looks again: part of the forwarding lag when nothing waits. */
 const IDLE_MS = 100;
-/** How often new changes are numbered and queued, and the subscriptions with something due listed. */
+/** How often newly numbered changes are queued, and the subscriptions with something due listed. */
 const QUEUE_EVERY_MS = 50;
 const QUEUE_BATCH = 5000;
+/**
+ * How long answers gather before they are recorded: one transaction for a round's answers, not one for each
+ * few, keeps recording's share of the database small at hundreds a second; an object's next change waits
+ * this much longer for its turn.
+ */
+const RECORD_EVERY_MS = 50;
 const PRUNE_EVERY_MS = 60_000;
 const MAX_ERROR_WAIT_MS = 10_000;
 
@@ -65,7 +70,6 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     Promise.race([sleep(ms, undefined, { signal: stopping.signal }), ...wakers]).catch(() => undefined);
 
   async function queueNewChanges(): Promise<void> {
-    await sequenceChanges(context.pool);
     while (
       (await withTransaction(context.pool, (client) => queueChanges(client, QUEUE_BATCH))) === QUEUE_BATCH
     );
@@ -115,7 +119,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     return claimed.claims.length;
   }
 
-  /** Numbers and queues new changes, and lists the subscriptions with something due, every QUEUE_EVERY_MS. */
+  /** Queues newly numbered changes, and lists the subscriptions with something due, every QUEUE_EVERY_MS. */
   async function queueLoop(): Promise<void> {
     let errors = 0;
     while (!stopping.signal.aborted) {
@@ -174,8 +178,10 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
+        const started = Date.now();
         await recordFinished();
         errors = 0;
+        await wait(RECORD_EVERY_MS - (Date.now() - started));
         if (finished.length === 0) await wait(IDLE_MS, sent.next());
       } catch (err) {
         errors += 1;
