@@ -25,6 +25,11 @@ import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
 import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
 import { appendChanges, percentile, startFastReceiver, storeDeliveries } from './forwardLoad.ts';
 import { countArgument, endPool } from './measure.ts';
+import {
+  STATEMENT_STATISTICS_SETTINGS,
+  startStatementProfile,
+  statementProfileWanted,
+} from './statementProfile.ts';
 
 useBigintParser();
 const N = countArgument('N', 20_000);
@@ -36,7 +41,11 @@ const config = Object.freeze({ FORWARD_CONCURRENCY: 16, ALERT_DIGEST_MINUTES: un
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-forward-'));
 await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
-const database = await startEmbeddedPostgres(dataDir, log);
+const database = await startEmbeddedPostgres(
+  dataDir,
+  log,
+  statementProfileWanted() ? STATEMENT_STATISTICS_SETTINGS : [],
+);
 const server = database.connectionString.replace(/\/postgres$/, '');
 let databases = 0;
 /** A fresh migrated database (cloned from the first one migrated). */
@@ -108,6 +117,11 @@ async function steadyRun(admin: Pool) {
   await createQueues(boss, jobs);
   const receiver = await startFastReceiver();
   await createSubscription(pool, { url: receiver.url });
+  // BENCH_STATEMENTS=1: what each forwarded change cost Postgres, by statement (bench/statementProfile.ts).
+  const profilePool = statementProfileWanted() ? createPool(url, log, 1) : null;
+  const finishProfile = profilePool
+    ? await startStatementProfile(profilePool, profilePool, 'forwarding (a "delivery" is a change appended)')
+    : null;
   const stopSequencing = startChangeSequencing({ pool, log });
   const stopForwarding = startForwarding({ pool, boss, log, config });
   const heap: { at: number; used: number }[] = [];
@@ -141,6 +155,10 @@ async function steadyRun(admin: Pool) {
   await receiver.close();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
+  if (profilePool && finishProfile) {
+    await finishProfile(appended);
+    await endPool(profilePool);
+  }
   return { appended, delivered: arrived.size, seconds: (Date.now() - started) / 1000, lags, heap };
 }
 
