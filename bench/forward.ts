@@ -194,7 +194,7 @@ try {
     samples.reduce((sum, s) => sum + s.used, 0) / Math.max(1, samples.length);
   process.stdout.write(
     `steady: ${steady.appended} changes at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
-      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${Math.max(...steady.lags).toFixed(2)} s\n` +
+      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${steady.lags.reduce((most, lag) => Math.max(most, lag), 0).toFixed(2)} s\n` +
       `heap: ${steady.heap.map((sample) => `${sample.at.toFixed(0)}s ${(sample.used / 2 ** 20).toFixed(0)}MiB`).join(', ')}\n` +
       (firstMinute.length && lastMinute.length
         ? `heap last minute / first minute: ${(mean(lastMinute) / mean(firstMinute)).toFixed(2)}\n`
