@@ -1,6 +1,8 @@
 // npm run bench:forward [-- N]: forwarding's cost and lag, with one subscription to a fast local receiver.
-// 1. Throughput: the worker projects N stored deliveries without forwarding, then (on a fresh database) with
-//    forwarding sending every change meanwhile; the ratio of the two rates, best of BENCH_ROUNDS (default 2).
+// 1. Throughput: the worker (projection, sequencing, forwarding loop) projects N stored deliveries without a
+//    subscription, then, each on a fresh database, with one subscription receiving every change meanwhile, and
+//    the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 3); each round's ratio is
+//    against its own baseline, and the median of the rounds is the figure.
 // 2. Lag and memory: changes appended at BENCH_RATE a second (default 500) for BENCH_SECONDS (default 600):
 //    the p50/p99 time from a change's commit to its arrival, and the process's heap, first minute to last.
 // Changes come from the projections' outbox when it appends them; where it does not, the bench appends one
@@ -11,6 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jobs } from '../jobs/index.ts';
 import { sequenceChanges } from '../src/changes/sequenceChanges.ts';
+import { startChangeSequencing } from '../src/changes/sequencingLoop.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, type Pool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
@@ -22,10 +25,15 @@ import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
 import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
 import { appendChanges, percentile, startFastReceiver, storeDeliveries } from './forwardLoad.ts';
 import { countArgument, endPool } from './measure.ts';
+import {
+  STATEMENT_STATISTICS_SETTINGS,
+  startStatementProfile,
+  statementProfileWanted,
+} from './statementProfile.ts';
 
 useBigintParser();
 const N = countArgument('N', 20_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
 const log = createLogger('warn');
@@ -33,7 +41,11 @@ const config = Object.freeze({ FORWARD_CONCURRENCY: 16, ALERT_DIGEST_MINUTES: un
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-forward-'));
 await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
-const database = await startEmbeddedPostgres(dataDir, log);
+const database = await startEmbeddedPostgres(
+  dataDir,
+  log,
+  statementProfileWanted() ? STATEMENT_STATISTICS_SETTINGS : [],
+);
 const server = database.connectionString.replace(/\/postgres$/, '');
 let databases = 0;
 /** A fresh migrated database (cloned from the first one migrated). */
@@ -61,8 +73,12 @@ async function outboxAppends(admin: Pool): Promise<boolean> {
   return appended;
 }
 
-/** Projects N deliveries, forwarding or not: events a second, and the changes forwarded meanwhile. */
-async function projectionRun(admin: Pool, forwarding: boolean, outbox: boolean) {
+/**
+ * Projects N deliveries: events a second, and the changes forwarded meanwhile. `projection`: the projection
+ * alone; `worker`: as the worker runs it, changes sequenced and the forwarding loop running, no subscription;
+ * `forwarding`: the same with one subscription to a fast receiver.
+ */
+async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwarding', outbox: boolean) {
   const url = await freshDatabase(admin);
   const pool = createPool(url, log, 12);
   const boss = createBoss(url, log, { max: 4 });
@@ -73,15 +89,18 @@ async function projectionRun(admin: Pool, forwarding: boolean, outbox: boolean) 
   // them flat out while the worker projects (with the outbox they come as the projection goes).
   if (!outbox) await appendChanges(pool, 0, N, N);
   const receiver = await startFastReceiver();
-  if (forwarding) await createSubscription(pool, { url: receiver.url });
+  if (mode === 'forwarding') await createSubscription(pool, { url: receiver.url });
   const started = performance.now();
   const stopProcessing = startEventProcessing({ pool, boss, log });
-  const stopForwarding = forwarding ? startForwarding({ pool, boss, log, config }) : async () => {};
+  const feed = mode !== 'projection';
+  const stopSequencing = feed ? startChangeSequencing({ pool, log }) : async () => {};
+  const stopForwarding = feed ? startForwarding({ pool, boss, log, config }) : async () => {};
   while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
     await sleep(50);
   const seconds = (performance.now() - started) / 1000;
-  const forwarded = receiver.arrivals.length;
+  const forwarded = receiver.arrivals();
   await stopProcessing();
+  await stopSequencing();
   await stopForwarding();
   await receiver.close();
   await boss.stop({ graceful: true, timeout: 20_000 });
@@ -96,8 +115,14 @@ async function steadyRun(admin: Pool) {
   const boss = createBoss(url, log, { max: 4 });
   await boss.start();
   await createQueues(boss, jobs);
-  const receiver = await startFastReceiver();
+  const receiver = await startFastReceiver(Math.ceil(RATE * SECONDS) + RATE);
   await createSubscription(pool, { url: receiver.url });
+  // BENCH_STATEMENTS=1: what each forwarded change cost Postgres, by statement (bench/statementProfile.ts).
+  const profilePool = statementProfileWanted() ? createPool(url, log, 1) : null;
+  const finishProfile = profilePool
+    ? await startStatementProfile(profilePool, profilePool, 'forwarding (a "delivery" is a change appended)')
+    : null;
+  const stopSequencing = startChangeSequencing({ pool, log });
   const stopForwarding = startForwarding({ pool, boss, log, config });
   const heap: { at: number; used: number }[] = [];
   const started = Date.now();
@@ -116,20 +141,24 @@ async function steadyRun(admin: Pool) {
   }
   await sequenceChanges(pool);
   const last = await pool.query(`select max(seq) as seq from changes`);
-  while (!receiver.arrivals.some((arrival) => arrival.id === `chg_${last.rows[0].seq}`)) await sleep(100);
+  while (receiver.arrivedAt(last.rows[0].seq) === 0) await sleep(100);
+  await stopSequencing();
   await stopForwarding();
   const { rows } = await pool.query<{ seq: number; recorded_at: Date }>(
     `select seq, recorded_at from changes`,
   );
-  const arrived = new Map<string, number>();
-  for (const arrival of receiver.arrivals) if (!arrived.has(arrival.id)) arrived.set(arrival.id, arrival.at);
   const lags = rows.map(
-    (row) => ((arrived.get(`chg_${row.seq}`) ?? Date.now()) - row.recorded_at.getTime()) / 1000,
+    (row) => ((receiver.arrivedAt(row.seq) || Date.now()) - row.recorded_at.getTime()) / 1000,
   );
   await receiver.close();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
-  return { appended, delivered: arrived.size, seconds: (Date.now() - started) / 1000, lags, heap };
+  if (profilePool && finishProfile) {
+    await finishProfile(appended);
+    await endPool(profilePool);
+  }
+  const delivered = rows.filter((row) => receiver.arrivedAt(row.seq) > 0).length;
+  return { appended, delivered, seconds: (Date.now() - started) / 1000, lags, heap };
 }
 
 try {
@@ -138,26 +167,34 @@ try {
   await release(`${server}/bench_template`, log);
   const outbox = await outboxAppends(admin);
   const ratios: number[] = [];
+  const toProjection: number[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const without = await projectionRun(admin, false, outbox);
-    const withForwarding = await projectionRun(admin, true, outbox);
-    ratios.push(withForwarding.rate / without.rate);
+    const worker = await projectionRun(admin, 'worker', outbox);
+    const withForwarding = await projectionRun(admin, 'forwarding', outbox);
+    const projection = await projectionRun(admin, 'projection', outbox);
+    ratios.push(withForwarding.rate / worker.rate);
+    toProjection.push(withForwarding.rate / projection.rate);
     process.stdout.write(
-      `round ${round}: ${N} deliveries projected, without forwarding ${without.rate.toFixed(0)}/s, with ${withForwarding.rate.toFixed(0)}/s ` +
-        `(${withForwarding.forwarded} changes forwarded meanwhile; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ratio ${(withForwarding.rate / without.rate).toFixed(2)}\n`,
+      `round ${round}: ${N} deliveries projected, by the worker without a subscription ${worker.rate.toFixed(0)}/s, ` +
+        `with one ${withForwarding.rate.toFixed(0)}/s (${withForwarding.forwarded} changes forwarded meanwhile; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ` +
+        `the projection alone ${projection.rate.toFixed(0)}/s; with forwarding / without ${ratios.at(-1)?.toFixed(2)}, ` +
+        `/ projection alone ${toProjection.at(-1)?.toFixed(2)}\n`,
     );
   }
-  process.stdout.write(
-    `throughput with forwarding / without: ${Math.max(...ratios).toFixed(2)} (best of ${ROUNDS})\n`,
-  );
+  if (ROUNDS > 0)
+    process.stdout.write(
+      `throughput with forwarding / without: median ${percentile(ratios, 0.5).toFixed(2)} of ${ROUNDS} rounds ` +
+        `(${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}); / the projection alone: median ${percentile(toProjection, 0.5).toFixed(2)}\n`,
+    );
   const steady = await steadyRun(admin);
   const firstMinute = steady.heap.filter((sample) => sample.at >= 10 && sample.at < 70);
-  const lastMinute = steady.heap.filter((sample) => sample.at >= steady.seconds - 70);
+  // Minutes of the appending, not of the wait for the last arrival after it.
+  const lastMinute = steady.heap.filter((sample) => sample.at >= SECONDS - 60);
   const mean = (samples: { used: number }[]) =>
     samples.reduce((sum, s) => sum + s.used, 0) / Math.max(1, samples.length);
   process.stdout.write(
     `steady: ${steady.appended} changes at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
-      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${Math.max(...steady.lags).toFixed(2)} s\n` +
+      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${steady.lags.reduce((most, lag) => Math.max(most, lag), 0).toFixed(2)} s\n` +
       `heap: ${steady.heap.map((sample) => `${sample.at.toFixed(0)}s ${(sample.used / 2 ** 20).toFixed(0)}MiB`).join(', ')}\n` +
       (firstMinute.length && lastMinute.length
         ? `heap last minute / first minute: ${(mean(lastMinute) / mean(firstMinute)).toFixed(2)}\n`

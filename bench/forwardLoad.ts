@@ -60,13 +60,19 @@ export async function appendChanges(pool: Pool, start: number, count: number, ob
   );
 }
 
-/** A receiver that answers 204 at once, noting when each change arrived. */
-export async function startFastReceiver() {
-  const arrivals: { id: string; at: number }[] = [];
+/**
+ * A receiver that answers 204 at once, noting when each change (by `seq`, up to `capacity`) first arrived, in
+ * memory allocated up front: the bench's own notes do not grow the heap it measures.
+ */
+export async function startFastReceiver(capacity = 0) {
+  const arrivedAt = new Float64Array(capacity + 1);
+  let arrivals = 0;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      arrivals.push({ id: String(req.headers['webhook-id']), at: Date.now() });
+      arrivals += 1;
+      const seq = Number(String(req.headers['webhook-id']).slice('chg_'.length));
+      if (seq <= capacity && arrivedAt[seq] === 0) arrivedAt[seq] = Date.now();
       res.writeHead(204).end();
     });
   });
@@ -75,7 +81,10 @@ export async function startFastReceiver() {
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrivals,
+    /** Deliveries received, repeats included. */
+    arrivals: () => arrivals,
+    /** When the change numbered `seq` first arrived (ms), or 0. */
+    arrivedAt: (seq: number) => arrivedAt[seq] ?? 0,
     close: async () => {
       server.closeAllConnections();
       server.close();

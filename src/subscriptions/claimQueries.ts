@@ -44,52 +44,72 @@ export type SendingSubscription = Pick<
 >;
 
 /**
- * Claims due deliveries of one subscription, if no other worker holds it: at most `concurrency` being sent at
- * once across workers (`answered`: this worker's claims whose answer came but is not recorded yet), and only
- * objects' heads, so each object's changes go out in `object_version` order. Each claim comes with its
- * change (null: retention removed it meanwhile).
+ * Claims due deliveries of one subscription, if no other worker is claiming for it at the same moment: at most
+ * `concurrency` being sent at once across workers (`answered`: this worker's claims whose answer came but is
+ * not recorded yet), and only objects' heads, so each object's changes go out in `object_version` order. Each
+ * claim comes with its change (null: retention removed it meanwhile); null when there is nothing to claim or
+ * another worker is claiming.
+ *
+ * A claim also moves the delivery's next attempt to when the claim lapses: deliveries being sent then sit
+ * with those waiting to be retried, past the due ones, so counting them reads no backlog however long it is,
+ * and a killed worker's delivery falls due again when its claim lapses.
+ *
+ * One statement, its own transaction: claims serialize on a lock of their own, not the subscription's row,
+ * which recording results holds for a whole batch, so a worker claims while its last results are written. The
+ * update re-checks each row it takes (a pending head, due, not held), so a row another worker claimed, or
+ * that recording or a replay changed, since the statement began is never taken twice or out of turn.
  */
 export async function claimDeliveries(
-  client: PoolClient,
+  db: Queryable,
   subscriptionId: number,
   { concurrency, leaseSeconds, answered }: { concurrency: number; leaseSeconds: number; answered: number[] },
 ): Promise<{
   subscription: SendingSubscription;
   claims: (ClaimedDelivery & { change: ChangeRow | null })[];
 } | null> {
-  const { rows: locked } = await client.query<SendingSubscription>(
-    `select id, url, secret, previous_secret, previous_secret_until from subscriptions
-      where id = $1 and enabled for update skip locked`,
-    [subscriptionId],
-  );
-  const subscription = locked[0];
-  if (!subscription) return null;
-  const { rows: due } = await client.query<{ seq: number }>(
-    `select seq from subscription_deliveries
-      where subscription_id = $1 and status = 'pending' and head and next_attempt_at <= now()
-        and (leased_until is null or leased_until < now())
-      order by next_attempt_at, seq
-      limit greatest(0, $2 - (select count(*) from subscription_deliveries
-                               where subscription_id = $1 and status = 'pending' and head and leased_until >= now()
-                                 and seq <> all($3::bigint[])))`,
-    [subscriptionId, concurrency, answered],
-  );
-  if (due.length === 0) return { subscription, claims: [] };
-  const { rows } = await client.query<ClaimedDelivery & { change: ChangeJson | null }>(
+  const { rows } = await db.query<
+    ClaimedDelivery & Omit<SendingSubscription, 'id'> & { change: ChangeJson | null }
+  >(
     // In milliseconds: the claim comes back as a JS Date, and must compare equal when it returns.
-    `with claimed as (
-       update subscription_deliveries
-          set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
-        where subscription_id = $1 and seq = any($2::bigint[])
-       returning subscription_id, seq, object, object_id, leased_until
+    `with locked as (
+       select id, url, secret, previous_secret, previous_secret_until from subscriptions
+        where id = $1 and enabled and pg_try_advisory_xact_lock(hashtextextended('subscription-claims:' || id, 0))
+     ), due as (
+       select seq from subscription_deliveries
+        where subscription_id = (select id from locked) and status = 'pending' and head and next_attempt_at <= now()
+          and (leased_until is null or leased_until < now())
+        order by next_attempt_at, seq
+        limit greatest(0, $2 - (select count(*) from subscription_deliveries
+                                 where subscription_id = $1 and status = 'pending' and head
+                                   and next_attempt_at > now() and leased_until >= now()
+                                   and seq <> all($4::bigint[])))
+     ), claimed as (
+       update subscription_deliveries d
+          set leased_until = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3)),
+              next_attempt_at = date_trunc('milliseconds', clock_timestamp() + make_interval(secs => $3))
+        where d.subscription_id = $1 and d.seq = any(array(select seq from due))
+          and d.status = 'pending' and d.head and d.next_attempt_at <= now()
+          and (d.leased_until is null or d.leased_until < now())
+       returning d.subscription_id, d.seq, d.object, d.object_id, d.leased_until
      )
-     select claimed.*, (select to_jsonb(c) from (${CHANGE_COLUMNS} from changes where changes.seq = claimed.seq) c) as change
-       from claimed order by claimed.seq`,
-    [subscriptionId, due.map((row) => row.seq), leaseSeconds],
+     select claimed.*, locked.url, locked.secret, locked.previous_secret, locked.previous_secret_until,
+            (select to_jsonb(c) from (${CHANGE_COLUMNS} from changes where changes.seq = claimed.seq) c) as change
+       from claimed cross join locked order by claimed.seq`,
+    [subscriptionId, concurrency, leaseSeconds, answered],
   );
+  const first = rows[0];
+  if (!first) return null;
+  const { url, secret, previous_secret, previous_secret_until } = first;
   return {
-    subscription,
-    claims: rows.map((row) => ({ ...row, change: row.change && changeRowOf(row.change) })),
+    subscription: { id: subscriptionId, url, secret, previous_secret, previous_secret_until },
+    claims: rows.map(({ subscription_id, seq, object, object_id, leased_until, change }) => ({
+      subscription_id,
+      seq,
+      object,
+      object_id,
+      leased_until,
+      change: change && changeRowOf(change),
+    })),
   };
 }
 

@@ -1,11 +1,6 @@
 import type { PoolClient } from '../db/pool.ts';
 import type { AttemptOutcome } from './attemptQueries.ts';
-import {
-  type ClaimedDelivery,
-  type DeliveryObject,
-  lockSubscriptions,
-  promoteHeads,
-} from './claimQueries.ts';
+import { type ClaimedDelivery, lockSubscriptions, promoteHeads } from './claimQueries.ts';
 
 // A change is of a subscription's types when it names it exactly or by its object (`payment.*`), as
 // src/changes/changeTypes.ts `typeMatches` says; no types: every type.
@@ -13,40 +8,45 @@ const OF_TYPES = (types: string, type: string) =>
   `(cardinality(${types}) = 0 or ${type} = any(${types}) or split_part(${type}, '.', 1) || '.*' = any(${types}))`;
 
 /**
- * Queues, for each subscription no other worker is queuing for, the next `limit` sequenced changes after
- * where it stopped, those of its types as deliveries. Disabled subscriptions are queued too: their lag shows
- * what waits, and enabling them resumes from there. Returns how many changes were passed over.
+ * Queues, for each subscription, the next `limit` sequenced changes after where it stopped, those of its
+ * types as deliveries, each object's first pending one its head. It waits for the subscriptions' rows rather
+ * than passing them by (recording results holds them for each batch, and a subscription passed by whenever
+ * that happens would fall behind), then reads, in a statement of its own, what recording committed meanwhile.
+ * Disabled subscriptions are queued too: their lag shows what waits, and enabling them resumes from there.
+ * Returns how many changes were passed over.
  */
 export async function queueChanges(client: PoolClient, limit: number): Promise<number> {
-  const { rows } = await client.query<{ passed: number; queued: DeliveryObject[] | null }>(
-    `with subscription as (
-       select id, types, queued_through from subscriptions
-        where queued_through < (select last_seq from change_sequencer)
-        order by id for update skip locked
-     ), next as (
+  const { rows: locked } = await client.query<{ id: number }>(
+    `select id from subscriptions where queued_through < (select last_seq from change_sequencer)
+      order by id for update`,
+  );
+  if (locked.length === 0) return 0;
+  const { rows } = await client.query<{ passed: number }>(
+    `with next as (
        select s.id as subscription_id, s.types, c.seq, c.type, c.object, c.object_id, c.recorded_at
-         from subscription s
+         from subscriptions s
          cross join lateral (select seq, type, object, object_id, recorded_at from changes
                               where seq > s.queued_through order by seq limit $1) c
+        where s.id = any($2::bigint[])
      ), queued as (
-       insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at)
-       select subscription_id, seq, object, object_id, recorded_at from next
-        where ${OF_TYPES('types', 'type')}
+       insert into subscription_deliveries (subscription_id, seq, object, object_id, recorded_at, head)
+       select n.subscription_id, n.seq, n.object, n.object_id, n.recorded_at,
+              row_number() over (partition by n.subscription_id, n.object, n.object_id order by n.seq) = 1
+              and not exists (select from subscription_deliveries p
+                               where p.subscription_id = n.subscription_id and p.object = n.object
+                                 and p.object_id = n.object_id and p.status = 'pending')
+         from next n
+        where ${OF_TYPES('n.types', 'n.type')}
        on conflict do nothing
-       returning subscription_id, object, object_id
      ), moved as (
        update subscriptions s set queued_through = n.through
          from (select subscription_id, max(seq) as through, count(*) as passed from next group by 1) n
         where s.id = n.subscription_id
        returning n.passed
      )
-     select (select coalesce(sum(passed), 0)::int from moved) as passed,
-            (select jsonb_agg(distinct jsonb_build_object('subscription_id', subscription_id, 'object', object,
-                                                          'object_id', object_id)) from queued) as queued`,
-    [limit],
+     select coalesce(sum(passed), 0)::int as passed from moved`,
+    [limit, locked.map((row) => row.id)],
   );
-  // The subscriptions are still locked: the new changes' objects get their heads before anyone claims.
-  await promoteHeads(client, rows[0]?.queued ?? []);
   return rows[0]?.passed ?? 0;
 }
 
@@ -75,11 +75,33 @@ export async function recordResults(
   now: Date,
 ): Promise<DisabledSubscription[]> {
   const column = <K extends keyof AttemptResult>(key: K) => results.map((result) => result[key]);
-  // Serialized with queuing, claiming and replaying for these subscriptions, which move heads too.
+  const delivered = results.filter((result) => result.outcome === 'delivered');
+  const failed = results.filter((result) => result.outcome !== 'delivered');
+  // Serialized with queuing, replaying and dropping for these subscriptions, which move heads too.
   await lockSubscriptions(client, column('subscription_id'));
+  // The attempts, their counts, each subscription's failing state and the delivered changes leaving the
+  // queue: independent writes, so one statement.
+  const failing = failingSince(results);
   await client.query(
-    `insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
-     select * from unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[])`,
+    `with attempts as (
+       insert into subscription_attempts (subscription_id, seq, attempted_at, outcome, status_code, duration_ms, error)
+       select * from unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[])
+       returning subscription_id, outcome
+     ), counted as (
+       insert into subscription_attempt_counts as n (subscription_id, outcome, attempts)
+       select subscription_id, outcome, count(*) from attempts group by 1, 2 order by 1, 2
+       on conflict (subscription_id, outcome) do update set attempts = n.attempts + excluded.attempts
+     ), failing as (
+       update subscriptions s
+          set last_delivered_at = coalesce(greatest(s.last_delivered_at, r.delivered), s.last_delivered_at),
+              failing_since = case when r.delivered is not null then r.failing_since
+                                   else coalesce(s.failing_since, r.failing_since) end
+         from unnest($8::bigint[], $9::timestamptz[], $10::timestamptz[]) as r(id, delivered, failing_since)
+        where s.id = r.id
+     )
+     delete from subscription_deliveries d
+      using unnest($11::bigint[], $12::bigint[], $13::timestamptz[]) as r(subscription_id, seq, leased_until)
+      where d.subscription_id = r.subscription_id and d.seq = r.seq and d.leased_until = r.leased_until`,
     [
       column('subscription_id'),
       column('seq'),
@@ -88,29 +110,24 @@ export async function recordResults(
       column('status_code'),
       column('duration_ms'),
       column('error'),
-    ],
-  );
-  await client.query(
-    `insert into subscription_attempt_counts as n (subscription_id, outcome, attempts)
-     select subscription_id, outcome, count(*) from unnest($1::bigint[], $2::text[]) as r(subscription_id, outcome)
-      group by 1, 2 order by 1, 2
-     on conflict (subscription_id, outcome) do update set attempts = n.attempts + excluded.attempts`,
-    [column('subscription_id'), column('outcome')],
-  );
-  const delivered = results.filter((result) => result.outcome === 'delivered');
-  const failed = results.filter((result) => result.outcome !== 'delivered');
-  await client.query(
-    `delete from subscription_deliveries d
-      using unnest($1::bigint[], $2::bigint[], $3::timestamptz[]) as r(subscription_id, seq, leased_until)
-      where d.subscription_id = r.subscription_id and d.seq = r.seq and d.leased_until = r.leased_until`,
-    [
+      failing.map(([id]) => id),
+      failing.map(([, state]) => state.delivered),
+      failing.map(([, state]) => state.failingSince),
       delivered.map((r) => r.subscription_id),
       delivered.map((r) => r.seq),
       delivered.map((r) => r.leased_until),
     ],
   );
-  await updateFailingSince(client, results);
-  const disabled = await disableFailingSubscriptions(client, now);
+  // Only a failure can make a subscription's every attempt for 3 days a failure.
+  const disabled = failed.length > 0 ? await disableFailingSubscriptions(client, now) : [];
+  if (failed.length > 0) await recordFailures(client, failed);
+  // A delivered or given-up change hands its object's turn to the next one.
+  await promoteHeads(client, results);
+  return disabled;
+}
+
+/** Failed attempts: each waits for its next attempt, or, 3 days after its first, is `failed`. */
+async function recordFailures(client: PoolClient, failed: AttemptResult[]): Promise<void> {
   await client.query(
     `update subscription_deliveries d
         set attempts = d.attempts + 1,
@@ -136,13 +153,10 @@ export async function recordResults(
       failed.map((r) => r.attempted_at),
     ],
   );
-  // A delivered or given-up change hands its object's turn to the next one.
-  await promoteHeads(client, results);
-  return disabled;
 }
 
 // Per subscription: a delivered attempt clears `failing_since`; the first failure after it sets it.
-async function updateFailingSince(client: PoolClient, results: AttemptResult[]): Promise<void> {
+function failingSince(results: AttemptResult[]) {
   const bySubscription = new Map<number, { delivered: Date | null; failingSince: Date | null }>();
   for (const result of [...results].sort((a, b) => a.attempted_at.getTime() - b.attempted_at.getTime())) {
     const state = bySubscription.get(result.subscription_id) ?? { delivered: null, failingSince: null };
@@ -151,16 +165,7 @@ async function updateFailingSince(client: PoolClient, results: AttemptResult[]):
     else state.failingSince ??= result.attempted_at;
     bySubscription.set(result.subscription_id, state);
   }
-  const entries = [...bySubscription].sort(([a], [b]) => a - b);
-  await client.query(
-    `update subscriptions s
-        set last_delivered_at = coalesce(greatest(s.last_delivered_at, r.delivered), s.last_delivered_at),
-            failing_since = case when r.delivered is not null then r.failing_since
-                                 else coalesce(s.failing_since, r.failing_since) end
-       from unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[]) as r(id, delivered, failing_since)
-      where s.id = r.id`,
-    [entries.map(([id]) => id), entries.map(([, s]) => s.delivered), entries.map(([, s]) => s.failingSince)],
-  );
+  return [...bySubscription].sort(([a], [b]) => a - b);
 }
 
 export type DisabledSubscription = { id: number; url: string; failing_since: Date };

@@ -1,13 +1,13 @@
 /**
- * The worker role's forwarding: numbers committed changes, queues them per subscription, and sends each
- * claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
+ * The worker role's forwarding: queues the changes the worker's sequencing loop has numbered
+ * (src/changes/sequencingLoop.ts) per subscription, and sends each claimed delivery signed (Standard Webhooks). Any number of workers run this; each claims a subscription's
  * deliveries under a lock others skip, and a claim lapses after LEASE_SECONDS, so a delivery a killed worker
- * held is sent again (at least once, under the same `webhook-id`). Results are recorded by a second loop
- * alongside, so sending never waits for the database to take the last results.
+ * held is sent again (at least once, under the same `webhook-id`). Three loops run alongside: queuing new
+ * changes, claiming and sending, recording results. None waits for another's statements, so at hundreds of
+ * changes a second a claim is never held up by the last batch of results or the last queuing.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sequenceChanges } from '../changes/sequenceChanges.ts';
 import { withTransaction } from '../db/pool.ts';
 import { pruneAttempts } from './attemptQueries.ts';
 import { changeBody, changeId } from './changeBody.ts';
@@ -23,9 +23,15 @@ import { webhookHeaders } from './signing.ts';
 export const LEASE_SECONDS = 30;
 /** How often an idle loop looks again: part of the forwarding lag when nothing waits. */
 const IDLE_MS = 100;
-/** How often new changes are numbered and queued, and the subscriptions with something due listed. */
+/** How often newly numbered changes are queued, and the subscriptions with something due listed. */
 const QUEUE_EVERY_MS = 50;
 const QUEUE_BATCH = 5000;
+/**
+ * How long answers gather before they are recorded: one transaction for a round's answers, not one for each
+ * few, keeps recording's share of the database small at hundreds a second; an object's next change waits
+ * this much longer for its turn.
+ */
+const RECORD_EVERY_MS = 50;
 const PRUNE_EVERY_MS = 60_000;
 const MAX_ERROR_WAIT_MS = 10_000;
 
@@ -56,7 +62,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
   const inFlight = new Set<Promise<void>>();
   const sent = signal();
   const recorded = signal();
-  let lastQueued = 0;
+  const queued = signal();
   let lastPruned = Date.now();
   let sending: number[] = [];
 
@@ -64,8 +70,6 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     Promise.race([sleep(ms, undefined, { signal: stopping.signal }), ...wakers]).catch(() => undefined);
 
   async function queueNewChanges(): Promise<void> {
-    lastQueued = Date.now();
-    await sequenceChanges(context.pool);
     while (
       (await withTransaction(context.pool, (client) => queueChanges(client, QUEUE_BATCH))) === QUEUE_BATCH
     );
@@ -80,18 +84,16 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     const answered = finished
       .filter((result) => result.subscription_id === subscriptionId)
       .map((result) => result.seq);
-    const claimed = await withTransaction(context.pool, (client) =>
-      claimDeliveries(client, subscriptionId, {
-        concurrency: context.config.FORWARD_CONCURRENCY,
-        leaseSeconds: LEASE_SECONDS,
-        answered: [
-          ...answered,
-          ...recording
-            .filter((result) => result.subscription_id === subscriptionId)
-            .map((result) => result.seq),
-        ],
-      }),
-    );
+    const claimed = await claimDeliveries(context.pool, subscriptionId, {
+      concurrency: context.config.FORWARD_CONCURRENCY,
+      leaseSeconds: LEASE_SECONDS,
+      answered: [
+        ...answered,
+        ...recording
+          .filter((result) => result.subscription_id === subscriptionId)
+          .map((result) => result.seq),
+      ],
+    });
     if (!claimed) return 0;
     // A change retention removed while it waited can no longer be sent.
     const gone = claimed.claims.filter((claim) => claim.change === null);
@@ -117,20 +119,39 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     return claimed.claims.length;
   }
 
-  /** Claims and sends what is due; goes round again as soon as results free slots or objects' turns. */
+  /** Queues newly numbered changes, and lists the subscriptions with something due, every QUEUE_EVERY_MS. */
+  async function queueLoop(): Promise<void> {
+    let errors = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        await queueNewChanges();
+        queued.notify();
+        errors = 0;
+        await wait(QUEUE_EVERY_MS);
+      } catch (err) {
+        errors += 1;
+        log.error(err, 'forward-changes: could not queue changes; trying again');
+        await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
+      }
+    }
+  }
+
+  /**
+   * Claims and sends what is due; goes round again as soon as results free slots or objects' turns, or new
+   * changes are queued. Queuing and recording run alongside, so a claim never waits for either.
+   */
   async function sendLoop(): Promise<void> {
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
-        if (Date.now() - lastQueued >= QUEUE_EVERY_MS) await queueNewChanges();
         let claims = 0;
         for (const subscriptionId of sending) claims += await claimAndSend(subscriptionId);
         errors = 0;
         // An answer frees a slot, a recorded one may give an object its next turn: either is a reason to claim.
-        await wait(claims > 0 ? QUEUE_EVERY_MS : IDLE_MS, recorded.next(), sent.next());
+        await wait(claims > 0 ? QUEUE_EVERY_MS : IDLE_MS, recorded.next(), sent.next(), queued.next());
       } catch (err) {
         errors += 1;
-        log.error(err, 'forward-changes: could not queue or claim changes; trying again');
+        log.error(err, 'forward-changes: could not claim changes; trying again');
         await wait(Math.min(IDLE_MS * 2 ** errors, MAX_ERROR_WAIT_MS));
       }
     }
@@ -157,8 +178,10 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
+        const started = Date.now();
         await recordFinished();
         errors = 0;
+        await wait(RECORD_EVERY_MS - (Date.now() - started));
         if (finished.length === 0) await wait(IDLE_MS, sent.next());
       } catch (err) {
         errors += 1;
@@ -168,7 +191,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     }
   }
 
-  const loops = Promise.all([sendLoop(), recordLoop()]);
+  const loops = Promise.all([queueLoop(), sendLoop(), recordLoop()]);
   return async () => {
     stopping.abort();
     await loops;

@@ -187,7 +187,8 @@ describe('forwarding', () => {
         return rows[0].wait as number;
       });
       waits.push(next);
-      await dueNow(row);
+      // The ninth attempt is made due below, with the 3 days passed: one made before would still be in time.
+      if (attempt < 8) await dueNow(row);
     }
     expect(waits).toEqual([5, 30, 120, 600, 1800, 3600, 7200, 7200]);
     // A delivery in between keeps the subscription from being disabled; the change alone is given up on.
