@@ -99,8 +99,8 @@ describe('benchmarks, run small', () => {
       args: ['--expose-gc', 'bench/forward.ts', '500'],
       env: { BENCH_ROUNDS: '1', BENCH_SECONDS: '5', BENCH_RATE: '50' },
       shows: [
-        /^round 1: 500 deliveries projected, without forwarding \d+\/s, with \d+\/s .* ratio [\d.]+$/m,
-        /^throughput with forwarding \/ without: [\d.]+ \(best of 1\)$/m,
+        /^round 1: 500 deliveries projected, by the worker without a subscription \d+\/s, with one \d+\/s .*; with forwarding \/ without [\d.]+, \/ projection alone [\d.]+$/m,
+        /^throughput with forwarding \/ without: median [\d.]+ of 1 rounds \([\d.]+\); \/ the projection alone: median [\d.]+$/m,
         /^steady: (\d+) changes at 50\/s for 5 s, \1 delivered; lag p50 [\d.]+ s, p99 [\d.]+ s/m,
       ],
     },
