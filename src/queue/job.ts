@@ -4,7 +4,8 @@ import type { Pool } from '../db/pool.ts';
 import type { Reads } from '../db/readPool.ts';
 import type { Logger } from '../logger.ts';
 import type { Boss } from './boss.ts';
-import { type Payloads, type QueueDefinition, type QueueName, queues } from './queues.ts';
+import type { QueueDefinition } from './queueDefinition.ts';
+import { type Payloads, type QueueName, queues } from './queues.ts';
 
 export type JobContext = {
   pool: Pool;
