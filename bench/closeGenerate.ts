@@ -44,10 +44,14 @@ export async function generateMonth(db: pg.ClientBase, payments: number, month: 
     [payments],
   );
   await db.query(
-    `insert into refunds (id, payment_id, amount, status, created_at, updated_at, event_row_id, snapshot)
-     select 're_' || g, 'py_' || (g * 5), 300, 'succeeded', ts + interval '1 hour', ts + interval '1 hour', g,
-            '{}'::jsonb
-       from generate_series(1, $1::int / 5) g, lateral (select ${at.replaceAll('g - 1', 'g * 5 - 1')} as ts) t
+    // With its payment's account key, as the projection writes it.
+    `insert into refunds (id, payment_id, amount, status, created_at, updated_at, event_row_id, snapshot,
+                          account_type, account_id, currency)
+     select 're_' || g, p.id, 300, 'succeeded', ts + interval '1 hour', ts + interval '1 hour', g,
+            '{}'::jsonb, p.account_type, p.account_id, p.currency
+       from generate_series(1, $1::int / 5) g
+      cross join lateral (select ${at.replaceAll('g - 1', 'g * 5 - 1')} as ts) t
+       join payments p on p.id = 'py_' || (g * 5)
       where ts + interval '1 hour' < $2::timestamptz + $3::float8 * ${SECOND}`,
     [payments, month.from, span],
   );

@@ -72,7 +72,7 @@ async function listRefunds(
       {
         refunds: `and coalesce(r.created_at, r.updated_at)
                         < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)`,
-        items: `where not ${COUNTED('p.account_id', 'i.at', `l.source_id = i.refund_id and l.kind = 'refund'`)}`,
+        items: `where not ${COUNTED('i.account_id', 'i.at', `l.source_id = i.refund_id and l.kind = 'refund'`)}`,
       },
       -1,
     ),
@@ -82,27 +82,34 @@ async function listRefunds(
 }
 
 /**
- * The refunds between $1 and $2 that meet `where.refunds`, and the fees they returned, as items `i` (refund_id,
- * at, day, kind, amount) that meet `where.items`, summed times `sign`: refunds and fees as one set that meets the
- * payments (for the account key) in a single join.
+ * The refunds between $1 and $2 that meet `where.refunds`, and the fees they returned, as items `i` (account key,
+ * refund_id, at, day, kind, amount) that meet `where.items`, summed times `sign`. Each refund carries its payment's
+ * account key (copyRefundAccountKeys); the few that have none yet read it from their payment, through the
+ * partial index of keyless refunds.
  */
 function refundSums(where: { refunds: string; items: string }, sign: 1 | -1) {
   const refunded = `refunds r
      where r.status in ${SUCCEEDED_REFUND} ${where.refunds}
        and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
             or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
-  const item = `r.id as refund_id, coalesce(r.created_at, r.updated_at) as at,
+  const item = `r.payment_id, r.account_type, r.account_id, r.currency, r.id as refund_id,
+                coalesce(r.created_at, r.updated_at) as at,
                 (coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text as day`;
-  return `select p.account_type, p.account_id, p.currency, i.day, i.kind, null::text as reference,
-                 ${sign} * sum(i.amount)::bigint as amount
-            from payments p
-            join (select r.payment_id, ${item}, 'refund' as kind, r.amount from ${refunded}
-                  union all
-                  select r.payment_id, ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
-                    from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0) i
-              on i.payment_id = p.id
-           ${where.items}
-           group by 1, 2, 3, 4, 5`;
+  return `with items as not materialized (
+       select ${item}, 'refund' as kind, r.amount from ${refunded}
+       union all
+       select ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
+         from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0
+     ), keyed as (
+       select account_type, account_id, currency, refund_id, at, day, kind, amount from items where account_id is not null
+       union all
+       select p.account_type, p.account_id, p.currency, i.refund_id, i.at, i.day, i.kind, i.amount
+         from items i join payments p on p.id = i.payment_id where i.account_id is null
+     )
+     select account_type, account_id, currency, day, kind, null::text as reference, ${sign} * sum(amount)::bigint as amount
+       from keyed i
+      ${where.items}
+      group by 1, 2, 3, 4, 5`;
 }
 
 /**

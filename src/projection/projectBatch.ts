@@ -20,7 +20,7 @@ import {
   upsertPayoutLines,
   upsertPayouts,
 } from './payouts/payoutQueries.ts';
-import { replaceReturnedFees, upsertRefunds } from './refunds/refundQueries.ts';
+import { copyRefundAccountKeys, replaceReturnedFees, upsertRefunds } from './refunds/refundQueries.ts';
 
 type FeeList<Fee> = { ownerId: string; rowId: number; fees: Fee[] | null };
 
@@ -70,6 +70,11 @@ export async function projectBatch(
     returnedFeesShown,
   );
   await replaceReturnedFees(db, returnedFees.ownerIds, returnedFees.fees);
+  await copyRefundAccountKeys(
+    db,
+    batch.refunds.map(({ refund }) => refund.id),
+    batch.payments.map(({ payment }) => payment.id),
+  );
 
   await upsertCheckouts(db, batch.checkouts);
   await upsertDisputes(db, batch.disputes);

@@ -98,3 +98,20 @@ export async function replaceReturnedFees(db: Queryable, refundIds: string[], fe
   if (refundIds.length === 0) return;
   await db.query(REPLACE_RETURNED_FEES_SQL, [refundIds, JSON.stringify(fees)]);
 }
+
+/**
+ * Gives the refunds named, and the refunds of the payments named, their payment's account key (type, account,
+ * currency), so the close sums refunds per account without reading every payment. A refund projected before its
+ * payment gets it when the payment arrives; until then, or when the two arrive in concurrent batches, it has
+ * none and the close reads its payment (docs/month-end.md).
+ */
+export async function copyRefundAccountKeys(db: Queryable, refundIds: string[], paymentIds: string[]) {
+  if (refundIds.length === 0 && paymentIds.length === 0) return;
+  await db.query(
+    `update refunds r set account_type = p.account_type, account_id = p.account_id, currency = p.currency
+       from payments p
+      where p.id = r.payment_id and (r.id = any($1::text[]) or r.payment_id = any($2::text[]))
+        and (r.account_id, r.account_type, r.currency) is distinct from (p.account_id, p.account_type, p.currency)`,
+    [refundIds, paymentIds],
+  );
+}
