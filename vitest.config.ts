@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -22,6 +23,9 @@ export default defineConfig({
       include: ['src/**/*.ts', 'jobs/**/*.ts'],
       reporter: ['text-summary', 'html'],
     },
+    // The processes tests start (the CLI, the roles) each compile the same modules again: Node keeps their
+    // compiled code here between processes and runs, which spares about a tenth of each start's CPU.
+    env: { NODE_COMPILE_CACHE: path.join(import.meta.dirname, 'node_modules', '.cache', 'node-compile') },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -28,9 +28,11 @@ export default async function setup(project: TestProject) {
   await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
   // `npm run test:postgres` points this at each supported major's binaries in turn.
   const binDir = process.env.TALLY_TEST_POSTGRES_BIN;
+  // The server lives for one run and nothing in it must survive a crash of the machine: without fsync, each
+  // commit and each file's `create database` stop waiting on the disk (a crash of Postgres alone loses nothing).
   const database = binDir
     ? await startPostgresFromBinaries(binDir, dataDir)
-    : await startEmbeddedPostgres(dataDir, log);
+    : await startEmbeddedPostgres(dataDir, log, ['fsync=off']);
   const admin = new pg.Client({ connectionString: database.connectionString });
   await admin.connect();
   if (binDir) {

@@ -17,7 +17,13 @@ export function startRole(
   ready: string,
 ): Role {
   const child = spawn(process.execPath, [`src/processes/${role}.ts`], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+    // The compile cache, when the run set one (vitest.config.ts), is no setting of the role's.
+    env: {
+      PATH: process.env.PATH,
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
   });
   const logFile = path.join(inject('logDir'), `${role}-${child.pid}.log`);
   const lines: string[] = [];
