@@ -85,6 +85,34 @@ describe('a refund’s account key', () => {
   });
 });
 
+describe('a refund another transaction holds', () => {
+  it('is left without a key rather than waited for, and the close still counts it', async () => {
+    const held = {
+      ...refund,
+      id: 're_held',
+      payment_id: 'py_held',
+      returned_fees: [{ ...refund.returned_fees[0], id: 'rtfee_held' }],
+    };
+    await deliver(t.app, [envelope('payment.refund.updated', held)]);
+    await drain(t);
+    const holder = await t.pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select 1 from refunds where id = 're_held' for update`);
+      await deliver(t.app, [envelope('payment.succeeded', { ...payment, id: 'py_held' })]);
+      // Drained while the refund is still held: the batch did not wait for it.
+      await drain(t);
+      const { rows } = await t.pool.query(`select account_id from refunds where id = 're_held'`);
+      expect(rows).toEqual([{ account_id: null }]);
+      const [account] = (await october()).accounts;
+      expect(account?.activity).toMatchObject({ sales: 2_000, refunds: 800, fees_returned: 24 });
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+  });
+});
+
 describe('the tie-out’s refunds without a provider line', () => {
   it('lists a keyed refund and one without a key alike, under their payment’s account', async () => {
     const pool = new pg.Pool({ connectionString: await createTestDatabase() });

@@ -102,16 +102,22 @@ export async function replaceReturnedFees(db: Queryable, refundIds: string[], fe
 /**
  * Gives the refunds named, and the refunds of the payments named, their payment's account key (type, account,
  * currency), so the close sums refunds per account without reading every payment. A refund projected before its
- * payment gets it when the payment arrives; until then, or when the two arrive in concurrent batches, it has
- * none and the close reads its payment (docs/month-end.md).
+ * payment gets it when the payment arrives. Only rows whose key is missing or differs are locked, and one that
+ * another batch holds is skipped rather than waited for (two batches could otherwise each wait on the other's
+ * refunds): a refund left without a key is still counted, the close reads its payment
+ * (docs/decisions/0018-refund-account-key.md).
  */
 export async function copyRefundAccountKeys(db: Queryable, refundIds: string[], paymentIds: string[]) {
   if (refundIds.length === 0 && paymentIds.length === 0) return;
   await db.query(
     `update refunds r set account_type = p.account_type, account_id = p.account_id, currency = p.currency
        from payments p
-      where p.id = r.payment_id and (r.id = any($1::text[]) or r.payment_id = any($2::text[]))
-        and (r.account_id, r.account_type, r.currency) is distinct from (p.account_id, p.account_type, p.currency)`,
+      where p.id = r.payment_id
+        and r.id in (select k.id from refunds k join payments kp on kp.id = k.payment_id
+                      where (k.id = any($1::text[]) or k.payment_id = any($2::text[]))
+                        and (k.account_id, k.account_type, k.currency)
+                            is distinct from (kp.account_id, kp.account_type, kp.currency)
+                        for update of k skip locked)`,
     [refundIds, paymentIds],
   );
 }
