@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow } from './movementRules.ts';
+import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow, REFUNDS_WITH_KEY } from './movementRules.ts';
 import { type Granularity, listLeftOutSales, listSales } from './salesQueries.ts';
 
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
@@ -83,33 +83,24 @@ async function listRefunds(
 
 /**
  * The refunds between $1 and $2 that meet `where.refunds`, and the fees they returned, as items `i` (account key,
- * refund_id, at, day, kind, amount) that meet `where.items`, summed times `sign`. Each refund carries its payment's
- * account key (copyRefundAccountKeys); the few that have none yet read it from their payment, through the
- * partial index of keyless refunds.
+ * refund_id, at, day, kind, amount) that meet `where.items`, summed times `sign`: each refund with the account key
+ * it carries (REFUNDS_WITH_KEY), so no payment is read but those of the few refunds without one.
  */
 function refundSums(where: { refunds: string; items: string }, sign: 1 | -1) {
-  const refunded = `refunds r
+  const refunded = `${REFUNDS_WITH_KEY} r
      where r.status in ${SUCCEEDED_REFUND} ${where.refunds}
        and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
             or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
-  const item = `r.payment_id, r.account_type, r.account_id, r.currency, r.id as refund_id,
-                coalesce(r.created_at, r.updated_at) as at,
+  const item = `r.account_type, r.account_id, r.currency, r.id as refund_id, coalesce(r.created_at, r.updated_at) as at,
                 (coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text as day`;
-  return `with items as not materialized (
-       select ${item}, 'refund' as kind, r.amount from ${refunded}
-       union all
-       select ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
-         from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0
-     ), keyed as (
-       select account_type, account_id, currency, refund_id, at, day, kind, amount from items where account_id is not null
-       union all
-       select p.account_type, p.account_id, p.currency, i.refund_id, i.at, i.day, i.kind, i.amount
-         from items i join payments p on p.id = i.payment_id where i.account_id is null
-     )
-     select account_type, account_id, currency, day, kind, null::text as reference, ${sign} * sum(amount)::bigint as amount
-       from keyed i
-      ${where.items}
-      group by 1, 2, 3, 4, 5`;
+  return `select account_type, account_id, currency, day, kind, null::text as reference,
+                 ${sign} * sum(amount)::bigint as amount
+            from (select ${item}, 'refund' as kind, r.amount from ${refunded}
+                  union all
+                  select ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
+                    from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0) i
+           ${where.items}
+           group by 1, 2, 3, 4, 5`;
 }
 
 /**

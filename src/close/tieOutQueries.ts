@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT } from './movementRules.ts';
+import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, REFUNDS_WITH_KEY } from './movementRules.ts';
 
 // How many explaining items of each side the report lists per account and currency.
 export const ITEMS_LISTED = 100;
@@ -104,19 +104,11 @@ export async function listItemsWithoutLine(db: Queryable, to: Date): Promise<Ite
     `with listed as (
        select s.account_id, s.listed_from from payout_sync_accounts s
          join provider_ledger_listings g on g.account_id = s.account_id and g.listed_at is not null
-     ), refunded as (
-       -- Each refund's account key, its payment's for the few that have none yet (refundSums).
-       select r.account_id, r.currency, r.id, r.amount, r.created_at, r.updated_at from refunds r
-        where r.status in ${SUCCEEDED_REFUND} and r.account_id is not null
-       union all
-       select p.account_id, p.currency, r.id, r.amount, r.created_at, r.updated_at
-         from refunds r join payments p on p.id = r.payment_id
-        where r.status in ${SUCCEEDED_REFUND} and r.account_id is null
      ), items as (
        select r.account_id, r.currency, 'refund' as type, r.id, -r.amount as amount,
               coalesce(r.created_at, r.updated_at) as at
-         from refunded r
-        where coalesce(r.created_at, r.updated_at) < $1::timestamptz
+         from ${REFUNDS_WITH_KEY} r
+        where r.status in ${SUCCEEDED_REFUND} and coalesce(r.created_at, r.updated_at) < $1::timestamptz
           and exists (select 1 from listed s
                        where s.account_id = r.account_id and coalesce(r.created_at, r.updated_at) >= s.listed_from)
           and not exists (select 1 from payout_lines pl join payouts o on o.id = pl.payout_id
