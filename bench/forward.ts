@@ -18,6 +18,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, type Pool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
+import { startWorkerLoops } from '../src/processes/worker.ts';
 import { startEventProcessing } from '../src/projection/processingLoop.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
@@ -75,8 +76,9 @@ async function outboxAppends(admin: Pool): Promise<boolean> {
 
 /**
  * Projects N deliveries: events a second, and the changes forwarded meanwhile. `projection`: the projection
- * alone; `worker`: as the worker runs it, changes sequenced and the forwarding loop running, no subscription;
- * `forwarding`: the same with one subscription to a fast receiver.
+ * alone; `worker`: the worker's loops as it runs them (startWorkerLoops: changes numbered, forwarding giving
+ * way to the projection's backlog), no subscription; `forwarding`: the same with one subscription to a fast
+ * receiver, and then how long after the projection the receiver had every change.
  */
 async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwarding', outbox: boolean) {
   const url = await freshDatabase(admin);
@@ -91,21 +93,22 @@ async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwa
   const receiver = await startFastReceiver();
   if (mode === 'forwarding') await createSubscription(pool, { url: receiver.url });
   const started = performance.now();
-  const stopProcessing = startEventProcessing({ pool, boss, log });
-  const feed = mode !== 'projection';
-  const stopSequencing = feed ? startChangeSequencing({ pool, log }) : async () => {};
-  const stopForwarding = feed ? startForwarding({ pool, boss, log, config }) : async () => {};
+  const stop =
+    mode === 'projection'
+      ? startEventProcessing({ pool, boss, log })
+      : startWorkerLoops({ pool, boss, log, config });
   while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
     await sleep(50);
   const seconds = (performance.now() - started) / 1000;
   const forwarded = receiver.arrivals();
-  await stopProcessing();
-  await stopSequencing();
-  await stopForwarding();
+  const changes = (await pool.query(`select count(*)::int as n from changes`)).rows[0].n;
+  while (mode === 'forwarding' && receiver.arrivals() < changes) await sleep(20);
+  const caughtUp = (performance.now() - started) / 1000 - seconds;
+  await stop();
   await receiver.close();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
-  return { rate: N / seconds, forwarded };
+  return { rate: N / seconds, forwarded, changes, caughtUp };
 }
 
 /** Appends RATE changes a second for SECONDS, forwarding them; lag from commit to arrival, and the heap. */
@@ -176,7 +179,8 @@ try {
     toProjection.push(withForwarding.rate / projection.rate);
     process.stdout.write(
       `round ${round}: ${N} deliveries projected, by the worker without a subscription ${worker.rate.toFixed(0)}/s, ` +
-        `with one ${withForwarding.rate.toFixed(0)}/s (${withForwarding.forwarded} changes forwarded meanwhile; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ` +
+        `with one ${withForwarding.rate.toFixed(0)}/s (${withForwarding.forwarded} of ${withForwarding.changes} changes forwarded meanwhile, ` +
+        `all ${withForwarding.caughtUp.toFixed(1)} s after the projection; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ` +
         `the projection alone ${projection.rate.toFixed(0)}/s; with forwarding / without ${ratios.at(-1)?.toFixed(2)}, ` +
         `/ projection alone ${toProjection.at(-1)?.toFixed(2)}\n`,
     );

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
 import { BATCH_BUDGET_MS, type ProcessingContext, processNextEvents } from './processStoredEvent.ts';
+import type { ProjectionBacklog } from './projectionBacklog.ts';
 
 export type ProcessingOptions = {
   /** Deliveries claimed and projected per transaction. */
@@ -26,10 +27,11 @@ const MAX_ERROR_WAIT_MS = 10_000;
 /**
  * Projects stored deliveries as they arrive: each loop claims the oldest waiting batch, projects it, and goes
  * straight on while batches come back full (a backlog), or waits `idleMilliseconds` when there is nothing.
- * Returns a stop function that lets the batches in flight finish.
+ * `backlog`, when given, is told each batch's size (the worker's forwarding reads it). Returns a stop function
+ * that lets the batches in flight finish.
  */
 export function startEventProcessing(
-  context: ProcessingContext & { log: Logger },
+  context: ProcessingContext & { log: Logger; backlog?: ProjectionBacklog },
   options: ProcessingOptions = PROCESSING_DEFAULTS,
 ): () => Promise<void> {
   const stopping = new AbortController();
@@ -47,11 +49,14 @@ export function startEventProcessing(
           options.batchBudgetMilliseconds,
         );
         errors = 0;
+        context.backlog?.noteBatch(claimed, options.batchSize);
         for (const [id, err] of failures)
           log.error({ deliveryId: id, err }, 'process-event failed: delivery kept as failed');
         if (claimed < options.batchSize) await wait(options.idleMilliseconds);
       } catch (err) {
         errors += 1;
+        // Nothing is being projected while this loop waits: not a backlog forwarding should give way to.
+        context.backlog?.noteBatch(0, options.batchSize);
         log.error(err, 'process-event: could not claim or project a batch; trying again');
         await wait(Math.min(options.idleMilliseconds * 2 ** errors, MAX_ERROR_WAIT_MS));
       }

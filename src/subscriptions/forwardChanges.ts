@@ -4,7 +4,8 @@
  * deliveries under a lock others skip, and a claim lapses after LEASE_SECONDS, so a delivery a killed worker
  * held is sent again (at least once, under the same `webhook-id`). Three loops run alongside: queuing new
  * changes, claiming and sending, recording results. None waits for another's statements, so at hundreds of
- * changes a second a claim is never held up by the last batch of results or the last queuing.
+ * changes a second a claim is never held up by the last batch of results or the last queuing. Queuing and
+ * sending give way while the same worker's projection has a backlog (giveWay.ts).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import { changeBody, changeId } from './changeBody.ts';
 import { claimDeliveries, dropDeliveries, listSendingSubscriptions } from './claimQueries.ts';
 import { type AttemptResult, queueChanges } from './deliveryQueries.ts';
 import type { ForwardingContext } from './forwardingContext.ts';
+import { GIVE_WAY_TIMES, givingWay } from './giveWay.ts';
 import { signingSecrets } from './queries.ts';
 import { recordAttempts } from './recordAttempts.ts';
 import { SEND_TIMEOUT_MS, sendChange } from './sendChange.ts';
@@ -68,6 +70,13 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
 
   const wait = (ms: number, ...wakers: Promise<void>[]) =>
     Promise.race([sleep(ms, undefined, { signal: stopping.signal }), ...wakers]).catch(() => undefined);
+  const giveWay = givingWay(
+    context.backlog,
+    context.giveWayTimes ?? GIVE_WAY_TIMES,
+    wait,
+    stopping.signal,
+    log,
+  );
 
   async function queueNewChanges(): Promise<void> {
     while (
@@ -124,6 +133,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
+        await giveWay();
         await queueNewChanges();
         queued.notify();
         errors = 0;
@@ -144,6 +154,7 @@ export function startForwarding(context: ForwardingContext): () => Promise<void>
     let errors = 0;
     while (!stopping.signal.aborted) {
       try {
+        await giveWay();
         let claims = 0;
         for (const subscriptionId of sending) claims += await claimAndSend(subscriptionId);
         errors = 0;

@@ -1,0 +1,138 @@
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROCESSING_DEFAULTS, startEventProcessing } from '../../src/projection/processingLoop.ts';
+import { createProjectionBacklog } from '../../src/projection/projectionBacklog.ts';
+import { startForwarding } from '../../src/subscriptions/forwardChanges.ts';
+import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { paymentEvent } from '../helpers/deliveries.ts';
+import { deliver } from '../helpers/fixtures.ts';
+import { until, waitFor } from '../helpers/waitFor.ts';
+import { appendChanges, startReceiver } from './helpers.ts';
+
+let t: TestApp;
+const stops: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+afterAll(() => t.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A receiver with a subscription, through HTTP, to the types these tests append (not the projection's). */
+async function subscribedReceiver() {
+  const receiver = await startReceiver();
+  stops.push(() => receiver.close());
+  await request(t.app)
+    .post('/api/subscriptions')
+    .set('Authorization', `Bearer ${API_TOKEN}`)
+    .send({ url: receiver.url, types: ['payment.updated', 'refund.created'] })
+    .expect(201);
+  return receiver;
+}
+
+function forwardingBeside(backlog: { waiting: () => boolean }, waitAtMostMs: number, thenRunMs: number) {
+  const stop = startForwarding({
+    pool: t.pool,
+    boss: t.boss,
+    log: t.log,
+    config: t.config,
+    backlog: { noteBatch: () => undefined, waiting: backlog.waiting },
+    giveWayTimes: { waitAtMostMs, thenRunMs },
+  });
+  stops.push(stop);
+}
+
+describe('the projection backlog', () => {
+  it('is a backlog while the last batch came back full, for at most 10 s without another batch', () => {
+    let now = 1_000;
+    const backlog = createProjectionBacklog(() => now);
+    expect(backlog.waiting()).toBe(false);
+    backlog.noteBatch(500, 500);
+    expect(backlog.waiting()).toBe(true);
+    now += 9_999;
+    expect(backlog.waiting()).toBe(true);
+    now += 1;
+    expect(backlog.waiting()).toBe(false);
+    backlog.noteBatch(500, 500);
+    now += 1;
+    backlog.noteBatch(12, 500);
+    expect(backlog.waiting()).toBe(false);
+  });
+
+  it('is told each batch by the processing loop: full ones while deliveries wait, then a short one', async () => {
+    await deliver(
+      t.app,
+      Array.from({ length: 12 }, (_, n) =>
+        JSON.stringify(
+          paymentEvent({
+            data: { id: `py_backlog_${n}`, amount: 100, currency: 'usd', status: 'succeeded' },
+          }),
+        ),
+      ),
+    );
+    const batches: number[] = [];
+    const backlog = createProjectionBacklog();
+    const stop = startEventProcessing(
+      {
+        pool: t.pool,
+        boss: t.boss,
+        log: t.log,
+        backlog: {
+          noteBatch: (claimed, asked) => {
+            batches.push(claimed);
+            backlog.noteBatch(claimed, asked);
+          },
+          waiting: backlog.waiting,
+        },
+      },
+      { ...PROCESSING_DEFAULTS, batchSize: 5, concurrency: 1 },
+    );
+    stops.push(stop);
+    await waitFor('the deliveries projected and a short batch', () =>
+      until(
+        batches.some((claimed) => claimed < 5) && batches.reduce((a, b) => a + b, 0) === 12,
+        `${batches}`,
+      ),
+    );
+    expect(batches.slice(0, 3)).toEqual([5, 5, 2]);
+    expect(backlog.waiting()).toBe(false);
+  });
+});
+
+describe('forwarding beside a projection with a backlog', () => {
+  it('sends nothing while the backlog lasts, and every change once it is gone', async () => {
+    let waiting = true;
+    const receiver = await subscribedReceiver();
+    forwardingBeside({ waiting: () => waiting }, 60_000, 1_000);
+    await appendChanges(t.pool, [
+      { type: 'payment.updated', object_id: 'py_gw_1', object_version: 1 },
+      { type: 'payment.updated', object_id: 'py_gw_2', object_version: 1 },
+    ]);
+    await sleep(1_500);
+    expect(receiver.received).toEqual([]);
+    waiting = false;
+    await waitFor('both changes', () => until(receiver.received.length === 2, `${receiver.received.length}`));
+    expect(receiver.received.map((delivery) => JSON.parse(delivery.body).object_id).toSorted()).toEqual([
+      'py_gw_1',
+      'py_gw_2',
+    ]);
+  });
+
+  it('never stops for longer than it may wait at a stretch, however long the backlog lasts', async () => {
+    const receiver = await subscribedReceiver();
+    const started = Date.now();
+    forwardingBeside({ waiting: () => true }, 1_500, 500);
+    await appendChanges(t.pool, [{ type: 'refund.created', object_id: 're_gw_1', object_version: 1 }]);
+    await waitFor('the change sent after the stretch', () =>
+      until(receiver.received.length === 1, `${receiver.received.length}`),
+    );
+    expect((receiver.received[0]?.at ?? 0) - started).toBeGreaterThanOrEqual(1_500);
+    await appendChanges(t.pool, [{ type: 'refund.created', object_id: 're_gw_2', object_version: 1 }]);
+    await waitFor('the next change, a stretch later', () =>
+      until(receiver.received.length === 2, `${receiver.received.length}`),
+    );
+  });
+});
