@@ -1,10 +1,12 @@
 // npm run bench:forward [-- N]: forwarding's cost and lag, with one subscription to a fast local receiver.
-// 1. Throughput: the worker (projection, sequencing, forwarding loop) projects N stored deliveries without a
-//    subscription, then, each on a fresh database, with one subscription receiving every change meanwhile, and
-//    the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 3); each round's ratio is
-//    against its own baseline, and the median of the rounds is the figure.
-// 2. Lag and memory: changes appended at BENCH_RATE a second (default 500) for BENCH_SECONDS (default 600):
-//    the p50/p99 time from a change's commit to its arrival, and the process's heap, first minute to last.
+// 1. Throughput: the worker's loops (projection, sequencing, forwarding, as the worker starts them) project N
+//    stored deliveries without a subscription, then, each on a fresh database, with one subscription to a fast
+//    receiver, and the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 3); each
+//    round's ratio is against its own baseline, and the median of the rounds is the figure. Each round also
+//    says how many changes went out while the projection ran, and how long after it the receiver had them all.
+// 2. Lag and memory: deliveries stored at BENCH_RATE a second (default 500) for BENCH_SECONDS (default 600),
+//    projected and forwarded by the worker's loops: the p50/p99 time from a change's commit to its arrival,
+//    and the process's heap, first minute to last.
 // Changes come from the projections' outbox when it appends them; where it does not, the bench appends one
 // change per delivery itself (said in the output), so forwarding has the same work either way.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,7 +22,7 @@ import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
 import { startWorkerLoops } from '../src/processes/worker.ts';
 import { startEventProcessing } from '../src/projection/processingLoop.ts';
-import { createBoss } from '../src/queue/boss.ts';
+import { type Boss, createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
 import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
@@ -111,8 +113,12 @@ async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwa
   return { rate: N / seconds, forwarded, changes, caughtUp };
 }
 
-/** Appends RATE changes a second for SECONDS, forwarding them; lag from commit to arrival, and the heap. */
-async function steadyRun(admin: Pool) {
+/**
+ * Stores RATE deliveries a second for SECONDS, projected and forwarded by the worker's loops (with the outbox;
+ * without it, RATE changes a second appended and forwarded): lag from a change's commit to its arrival, and
+ * the heap.
+ */
+async function steadyRun(admin: Pool, outbox: boolean) {
   const url = await freshDatabase(admin);
   const pool = createPool(url, log, 12);
   const boss = createBoss(url, log, { max: 4 });
@@ -123,10 +129,11 @@ async function steadyRun(admin: Pool) {
   // BENCH_STATEMENTS=1: what each forwarded change cost Postgres, by statement (bench/statementProfile.ts).
   const profilePool = statementProfileWanted() ? createPool(url, log, 1) : null;
   const finishProfile = profilePool
-    ? await startStatementProfile(profilePool, profilePool, 'forwarding (a "delivery" is a change appended)')
+    ? await startStatementProfile(profilePool, profilePool, 'the worker (a "delivery" is one stored)')
     : null;
-  const stopSequencing = startChangeSequencing({ pool, log });
-  const stopForwarding = startForwarding({ pool, boss, log, config });
+  const stopLoops = outbox
+    ? startWorkerLoops({ pool, boss, log, config })
+    : startChangeSequencingAndForwarding(pool, boss);
   const heap: { at: number; used: number }[] = [];
   const started = Date.now();
   const perTick = RATE / 10;
@@ -135,18 +142,20 @@ async function steadyRun(admin: Pool) {
   for (let tick = 0; Date.now() - started < SECONDS * 1000; tick += 1) {
     const due = started + tick * 100;
     if (due > Date.now()) await sleep(due - Date.now());
-    await appendChanges(pool, appended, perTick, objects);
+    if (outbox) await storeDeliveries(pool, perTick, `steady${tick}`);
+    else await appendChanges(pool, appended, perTick, objects);
     appended += perTick;
     if (tick % 100 === 0) {
       globalThis.gc?.();
       heap.push({ at: (Date.now() - started) / 1000, used: process.memoryUsage().heapUsed });
     }
   }
+  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
+    await sleep(50);
   await sequenceChanges(pool);
   const last = await pool.query(`select max(seq) as seq from changes`);
   while (receiver.arrivedAt(last.rows[0].seq) === 0) await sleep(100);
-  await stopSequencing();
-  await stopForwarding();
+  await stopLoops();
   const { rows } = await pool.query<{ seq: number; recorded_at: Date }>(
     `select seq, recorded_at from changes`,
   );
@@ -162,6 +171,16 @@ async function steadyRun(admin: Pool) {
   }
   const delivered = rows.filter((row) => receiver.arrivedAt(row.seq) > 0).length;
   return { appended, delivered, seconds: (Date.now() - started) / 1000, lags, heap };
+}
+
+/** Without the outbox there is no projection to give way to: numbering and forwarding alone. */
+function startChangeSequencingAndForwarding(pool: Pool, boss: Boss) {
+  const stopSequencing = startChangeSequencing({ pool, log });
+  const stopForwarding = startForwarding({ pool, boss, log, config });
+  return async () => {
+    await stopSequencing();
+    await stopForwarding();
+  };
 }
 
 try {
@@ -190,14 +209,14 @@ try {
       `throughput with forwarding / without: median ${percentile(ratios, 0.5).toFixed(2)} of ${ROUNDS} rounds ` +
         `(${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}); / the projection alone: median ${percentile(toProjection, 0.5).toFixed(2)}\n`,
     );
-  const steady = await steadyRun(admin);
+  const steady = await steadyRun(admin, outbox);
   const firstMinute = steady.heap.filter((sample) => sample.at >= 10 && sample.at < 70);
   // Minutes of the appending, not of the wait for the last arrival after it.
   const lastMinute = steady.heap.filter((sample) => sample.at >= SECONDS - 60);
   const mean = (samples: { used: number }[]) =>
     samples.reduce((sum, s) => sum + s.used, 0) / Math.max(1, samples.length);
   process.stdout.write(
-    `steady: ${steady.appended} changes at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
+    `steady: ${steady.appended} ${outbox ? 'deliveries' : 'changes'} at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
       `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${steady.lags.reduce((most, lag) => Math.max(most, lag), 0).toFixed(2)} s\n` +
       `heap: ${steady.heap.map((sample) => `${sample.at.toFixed(0)}s ${(sample.used / 2 ** 20).toFixed(0)}MiB`).join(', ')}\n` +
       (firstMinute.length && lastMinute.length
