@@ -2,8 +2,9 @@
 // 1. Throughput: the worker's loops (projection, sequencing, forwarding, as the worker starts them) project N
 //    stored deliveries without a subscription, then, each on a fresh database, with one subscription to a fast
 //    receiver, and the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 3); each
-//    round's ratio is against its own baseline, and the median of the rounds is the figure. Each round also
-//    says how many changes went out while the projection ran, and how long after it the receiver had them all.
+//    round's ratio is against its own baseline, and the median of the rounds is the figure; the two compared
+//    swap places from one round to the next. Each round also says how many changes went out while the
+//    projection ran, and how long after it the receiver had them all.
 // 2. Lag and memory: deliveries stored at BENCH_RATE a second (default 500) for BENCH_SECONDS (default 600),
 //    projected and forwarded by the worker's loops: the p50/p99 time from a change's commit to its arrival,
 //    and the process's heap, first minute to last.
@@ -95,10 +96,11 @@ async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwa
   const receiver = await startFastReceiver();
   if (mode === 'forwarding') await createSubscription(pool, { url: receiver.url });
   const started = performance.now();
+  const { workerLog, described } = givingWayLog();
   const stop =
     mode === 'projection'
       ? startEventProcessing({ pool, boss, log })
-      : startWorkerLoops({ pool, boss, log, config });
+      : startWorkerLoops({ pool, boss, log: workerLog, config });
   while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
     await sleep(50);
   const seconds = (performance.now() - started) / 1000;
@@ -110,7 +112,7 @@ async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwa
   await receiver.close();
   await boss.stop({ graceful: true, timeout: 20_000 });
   await endPool(pool);
-  return { rate: N / seconds, forwarded, changes, caughtUp };
+  return { rate: N / seconds, forwarded, changes, caughtUp, gaveWay: described() };
 }
 
 /**
@@ -131,8 +133,9 @@ async function steadyRun(admin: Pool, outbox: boolean) {
   const finishProfile = profilePool
     ? await startStatementProfile(profilePool, profilePool, 'the worker (a "delivery" is one stored)')
     : null;
+  const { workerLog, described } = givingWayLog();
   const stopLoops = outbox
-    ? startWorkerLoops({ pool, boss, log, config })
+    ? startWorkerLoops({ pool, boss, log: workerLog, config })
     : startChangeSequencingAndForwarding(pool, boss);
   const heap: { at: number; used: number }[] = [];
   const started = Date.now();
@@ -170,7 +173,26 @@ async function steadyRun(admin: Pool, outbox: boolean) {
     await endPool(profilePool);
   }
   const delivered = rows.filter((row) => receiver.arrivedAt(row.seq) > 0).length;
-  return { appended, delivered, seconds: (Date.now() - started) / 1000, lags, heap };
+  return { appended, delivered, seconds: (Date.now() - started) / 1000, lags, heap, gaveWay: described() };
+}
+
+/**
+ * The worker loops' logger: warnings and errors on stderr, as the bench's own, and the stretches forwarding
+ * gave way to the projection (their "resumes" lines), in seconds.
+ */
+function givingWayLog() {
+  const stretches: number[] = [];
+  const workerLog = createLogger('info', {
+    write(line: string) {
+      const entry = JSON.parse(line) as { level: number; waitedSeconds?: number };
+      if (entry.waitedSeconds !== undefined) stretches.push(entry.waitedSeconds);
+      else if (entry.level >= 40) process.stderr.write(line);
+    },
+  });
+  const described = () =>
+    `forwarding gave way ${stretches.length} times, ${stretches.reduce((sum, s) => sum + s, 0).toFixed(1)} s in all, ` +
+    `the longest ${stretches.reduce((most, s) => Math.max(most, s), 0).toFixed(1)} s`;
+  return { workerLog, described };
 }
 
 /** Without the outbox there is no projection to give way to: numbering and forwarding alone. */
@@ -191,15 +213,18 @@ try {
   const ratios: number[] = [];
   const toProjection: number[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const worker = await projectionRun(admin, 'worker', outbox);
+    // The two compared go in turn first, as the run after another was measured faster on this machine.
+    const firstWorker = round % 2 === 1;
+    const before = firstWorker ? await projectionRun(admin, 'worker', outbox) : null;
     const withForwarding = await projectionRun(admin, 'forwarding', outbox);
+    const worker = before ?? (await projectionRun(admin, 'worker', outbox));
     const projection = await projectionRun(admin, 'projection', outbox);
     ratios.push(withForwarding.rate / worker.rate);
     toProjection.push(withForwarding.rate / projection.rate);
     process.stdout.write(
       `round ${round}: ${N} deliveries projected, by the worker without a subscription ${worker.rate.toFixed(0)}/s, ` +
         `with one ${withForwarding.rate.toFixed(0)}/s (${withForwarding.forwarded} of ${withForwarding.changes} changes forwarded meanwhile, ` +
-        `all ${withForwarding.caughtUp.toFixed(1)} s after the projection; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ` +
+        `all ${withForwarding.caughtUp.toFixed(1)} s after the projection; ${withForwarding.gaveWay}; changes from ${outbox ? 'the outbox' : 'the bench, no outbox'}), ` +
         `the projection alone ${projection.rate.toFixed(0)}/s; with forwarding / without ${ratios.at(-1)?.toFixed(2)}, ` +
         `/ projection alone ${toProjection.at(-1)?.toFixed(2)}\n`,
     );
@@ -217,7 +242,7 @@ try {
     samples.reduce((sum, s) => sum + s.used, 0) / Math.max(1, samples.length);
   process.stdout.write(
     `steady: ${steady.appended} ${outbox ? 'deliveries' : 'changes'} at ${RATE}/s for ${SECONDS} s, ${steady.delivered} delivered; ` +
-      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${steady.lags.reduce((most, lag) => Math.max(most, lag), 0).toFixed(2)} s\n` +
+      `lag p50 ${percentile(steady.lags, 0.5).toFixed(2)} s, p99 ${percentile(steady.lags, 0.99).toFixed(2)} s, max ${steady.lags.reduce((most, lag) => Math.max(most, lag), 0).toFixed(2)} s; ${steady.gaveWay}\n` +
       `heap: ${steady.heap.map((sample) => `${sample.at.toFixed(0)}s ${(sample.used / 2 ** 20).toFixed(0)}MiB`).join(', ')}\n` +
       (firstMinute.length && lastMinute.length
         ? `heap last minute / first minute: ${(mean(lastMinute) / mean(firstMinute)).toFixed(2)}\n`

@@ -28,6 +28,14 @@ export function givingWay(
 ): () => Promise<void> {
   let waitingSince: number | null = null;
   let runUntil = 0;
+  const stretchEnds = (now: number, reason: string) => {
+    if (waitingSince === null) return;
+    log.info(
+      { waitedSeconds: (now - waitingSince) / 1000 },
+      `forward-changes: forwarding resumes: ${reason}`,
+    );
+    waitingSince = null;
+  };
   return async () => {
     while (!stopping.aborted && backlog?.waiting()) {
       const now = Date.now();
@@ -40,12 +48,12 @@ export function givingWay(
         );
       }
       if (now - waitingSince >= times.waitAtMostMs) {
-        waitingSince = null;
+        stretchEnds(now, 'it gave way for as long as it may at a stretch');
         runUntil = now + times.thenRunMs;
         return;
       }
       await wait(LOOK_EVERY_MS);
     }
-    waitingSince = null;
+    stretchEnds(Date.now(), 'the projection has no backlog');
   };
 }

@@ -101,7 +101,7 @@ describe('benchmarks, run small', () => {
       shows: [
         /^round 1: 500 deliveries projected, by the worker without a subscription \d+\/s, with one \d+\/s .*; with forwarding \/ without [\d.]+, \/ projection alone [\d.]+$/m,
         /^throughput with forwarding \/ without: median [\d.]+ of 1 rounds \([\d.]+\); \/ the projection alone: median [\d.]+$/m,
-        /^steady: (\d+) changes at 50\/s for 5 s, \1 delivered; lag p50 [\d.]+ s, p99 [\d.]+ s/m,
+        /^steady: (\d+) deliveries at 50\/s for 5 s, \1 delivered; lag p50 [\d.]+ s, p99 [\d.]+ s/m,
       ],
     },
     {

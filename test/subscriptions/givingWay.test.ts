@@ -119,6 +119,19 @@ describe('forwarding beside a projection with a backlog', () => {
       'py_gw_1',
       'py_gw_2',
     ]);
+    // What ops reads: when forwarding started waiting, and how long it waited once it resumed.
+    const logged = t.logLines.map((line) => JSON.parse(line));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        job: 'forward-changes',
+        waitAtMostSeconds: 60,
+        msg: 'forward-changes: the projection has a backlog; forwarding gives way to it',
+      }),
+    );
+    const resumed = logged.find((entry) => entry.msg?.startsWith('forward-changes: forwarding resumes'));
+    expect(resumed.msg).toBe('forward-changes: forwarding resumes: the projection has no backlog');
+    expect(resumed.waitedSeconds).toBeGreaterThanOrEqual(1.5);
   });
 
   it('never stops for longer than it may wait at a stretch, however long the backlog lasts', async () => {
