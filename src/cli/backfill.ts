@@ -6,8 +6,7 @@ import type { SweepCounts } from '../sweep/queries.ts';
 import { sweepAccount } from '../sweep/sweepAccount.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
-
-export const usage = 'tally backfill --since YYYY-MM-DD [--account acc_…]';
+import { usages } from './usages.ts';
 
 const summary = (counts: SweepCounts) =>
   `listed ${counts.listed}, new ${counts.new}, newer ${counts.newer}, unchanged ${counts.unchanged}`;
@@ -22,10 +21,12 @@ export async function backfillHistory(args: string[], { config, log }: CliContex
   const { values } = parseArgs({ args, options: { since: { type: 'string' }, account: { type: 'string' } } });
   const since = values.since;
   if (!since || !/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since)))
-    throw new Error(`--since must be a day, YYYY-MM-DD; usage: ${usage}`);
+    throw new Error(`--since must be a day, YYYY-MM-DD; usage: ${usages.backfill}`);
   // The account goes into the Sub-Account header: refuse what a header cannot carry, naming the option.
   if (values.account !== undefined && !/^[\w-]{1,255}$/.test(values.account))
-    throw new Error(`--account must be a sub account id (letters, digits, _ or -); usage: ${usage}`);
+    throw new Error(
+      `--account must be a sub account id (letters, digits, _ or -); usage: ${usages.backfill}`,
+    );
   const client = providerClientFromConfig(config, log);
   if (!client)
     throw new Error('PROVIDER_BASE_URL, PROVIDER_CLIENT_ID and PROVIDER_CLIENT_SECRET must be set');

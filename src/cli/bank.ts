@@ -7,8 +7,7 @@ import { createPool } from '../db/pool.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
-
-export const usage = 'tally bank import FILE [--format csv|camt053|bai2]';
+import { usages } from './usages.ts';
 
 const BY_EXTENSION: Record<string, StatementFormat> = {
   '.csv': 'csv',
@@ -22,11 +21,13 @@ const BY_EXTENSION: Record<string, StatementFormat> = {
 function formatOf(file: string, given: string | undefined): StatementFormat {
   if (given !== undefined) {
     const format = STATEMENT_FORMATS.find((known) => known === given);
-    if (!format) throw new Error(`--format must be one of ${STATEMENT_FORMATS.join(', ')}; usage: ${usage}`);
+    if (!format)
+      throw new Error(`--format must be one of ${STATEMENT_FORMATS.join(', ')}; usage: ${usages.bank}`);
     return format;
   }
   const format = BY_EXTENSION[path.extname(file).toLowerCase()];
-  if (!format) throw new Error(`cannot tell the format from the file name: give --format; usage: ${usage}`);
+  if (!format)
+    throw new Error(`cannot tell the format from the file name: give --format; usage: ${usages.bank}`);
   return format;
 }
 
@@ -41,7 +42,7 @@ export async function bankCommand(args: string[], { config, log }: CliContext): 
     options: { format: { type: 'string' } },
   });
   const [action, file, ...extra] = positionals;
-  if (action !== 'import' || !file || extra.length > 0) throw new Error(`usage: ${usage}`);
+  if (action !== 'import' || !file || extra.length > 0) throw new Error(`usage: ${usages.bank}`);
   const format = formatOf(file, values.format);
   const size = (await stat(file).catch(() => null))?.size;
   if (size === undefined) throw new Error(`cannot read ${file}`);

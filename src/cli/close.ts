@@ -14,9 +14,7 @@ import { checkPeriod, servePeriod } from '../close/periodService.ts';
 import { createPool } from '../db/pool.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
-
-export const usage =
-  'tally close PERIOD [--journal csv|xero|quickbooks|netsuite [--currency CUR] [--part N] [--changes-since N]] [--out FILE]\n  tally close PERIOD --close [--note TEXT]';
+import { usages } from './usages.ts';
 
 /**
  * A period's close report (JSON) or its journal in one format, printed or written to a file: a closed period's
@@ -38,7 +36,8 @@ export async function closeCommand(args: string[], { config, log }: CliContext):
     },
   });
   const period = positionals[0];
-  if (period === undefined || positionals.length > 1) throw new Error(`say which period; usage:\n  ${usage}`);
+  if (period === undefined || positionals.length > 1)
+    throw new Error(`say which period; usage:\n  ${usages.close}`);
   if (values.close && (values.journal !== undefined || values.out !== undefined))
     throw new Error('--close takes only --note: export the journal after closing');
   const journal = journalRequestOf(values);

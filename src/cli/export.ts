@@ -9,8 +9,6 @@ import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { countPurgedForExport, listEventsForExport } from './queries.ts';
 
-export const usage = 'tally export [--out FILE] [--since ISO] [--until ISO]';
-
 /**
  * Writes stored deliveries as recorded-deliveries JSONL, oldest first, one page of rows at a time. Those
  * whose body retention purged are skipped and counted on stderr.

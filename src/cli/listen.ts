@@ -8,9 +8,7 @@ import { changeTypePatterns } from '../changes/changeTypes.ts';
 import { sendChange } from '../subscriptions/sendChange.ts';
 import { newSecret, webhookHeaders } from '../subscriptions/signing.ts';
 import { describeIssues } from '../zodIssues.ts';
-
-export const usage =
-  'tally listen --url TALLY_URL --token READ_TOKEN --forward-to LOCAL_URL [--types TYPE,…] [--from now|CURSOR]';
+import { usages } from './usages.ts';
 
 type Change = { id: string; type: string; object_id: string; object_version: number };
 type Page = { data: Change[]; page_info: { end_cursor: string | null } };
@@ -21,7 +19,7 @@ const WAIT_SECONDS = 25;
 const PAGE = 100;
 
 function httpUrl(value: string | undefined, flag: string): URL {
-  if (!value) throw new Error(`${flag} is required; usage: ${usage}`);
+  if (!value) throw new Error(`${flag} is required; usage: ${usages.listen}`);
   let url: URL;
   try {
     url = new URL(value);
@@ -46,7 +44,8 @@ export function parseListenArgs(args: string[]): Options {
   });
   const url = httpUrl(values.url, '--url');
   const forwardTo = httpUrl(values['forward-to'], '--forward-to').toString();
-  if (!values.token) throw new Error(`--token is required (a read token of that Tally); usage: ${usage}`);
+  if (!values.token)
+    throw new Error(`--token is required (a read token of that Tally); usage: ${usages.listen}`);
   const types = (values.types ?? '')
     .split(',')
     .map((type) => type.trim())

@@ -6,8 +6,7 @@ import { countPurgeable } from '../retention/queries.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
-
-export const usage = 'tally purge --older-than DAYS [--dry-run]';
+import { usages } from './usages.ts';
 
 /**
  * The retention purge now, with any age: empties the raw and parsed bodies of finished deliveries (and
@@ -21,7 +20,7 @@ export async function purgeCommand(args: string[], { config, log }: CliContext):
   });
   const days = values['older-than'];
   if (days === undefined || !/^[1-9]\d*$/.test(days))
-    throw new Error(`--older-than must be a positive whole number of days; usage: ${usage}`);
+    throw new Error(`--older-than must be a positive whole number of days; usage: ${usages.purge}`);
   const cutoff = new Date(Date.now() - Number(days) * DAY_MS);
   const pool = createPool(await resolveDatabaseUrl(config), log, 2);
   try {

@@ -4,8 +4,7 @@ import { type RecordedDelivery, recordedDeliverySchema } from '../ingest/recorde
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../ingest/signature.ts';
 import { describeIssues } from '../zodIssues.ts';
 import { createProgress } from './progress.ts';
-
-export const usage = 'tally replay FILE... --url URL [--secret SECRET --resign] [--concurrency N]';
+import { usages } from './usages.ts';
 
 type Summary = { sent: number; accepted: number; duplicate: number; rejected: number; failed: number };
 
@@ -27,8 +26,8 @@ export async function replayDeliveries(args: string[]): Promise<number> {
     },
   });
   const concurrency = Number(values.concurrency);
-  if (positionals.length === 0) throw new Error(`no files given; usage: ${usage}`);
-  if (!values.url) throw new Error(`--url is required; usage: ${usage}`);
+  if (positionals.length === 0) throw new Error(`no files given; usage: ${usages.replay}`);
+  if (!values.url) throw new Error(`--url is required; usage: ${usages.replay}`);
   if (values.resign && !values.secret) throw new Error('--resign needs --secret to sign with');
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new Error('--concurrency must be a positive integer');

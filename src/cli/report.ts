@@ -13,9 +13,7 @@ import { reportId, saveReport } from '../reports/saveReport.ts';
 import { withReportSnapshot } from '../reports/withReportSnapshot.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
-
-export const usage =
-  'tally report daily [--date YYYY-MM-DD] [--format json|csv|html] [--out FILE]\n  tally report fee-configurations [--format json|csv|html] [--out FILE]';
+import { usages } from './usages.ts';
 
 /** Builds a report now, stores it (and writes it to REPORTS_DIR when set), and prints or saves it. */
 export async function reportCommand(args: string[], { config, log }: CliContext): Promise<number> {
@@ -30,7 +28,7 @@ export async function reportCommand(args: string[], { config, log }: CliContext)
   });
   const kind = positionals[0];
   if (kind !== 'daily' && kind !== 'fee-configurations')
-    throw new Error(`say which report; usage:\n  ${usage}`);
+    throw new Error(`say which report; usage:\n  ${usages.report}`);
   const format = values.format;
   if (format !== 'json' && format !== 'csv' && format !== 'html')
     throw new Error('--format must be json, csv or html');

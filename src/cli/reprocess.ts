@@ -7,8 +7,7 @@ import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
 import { createProgress } from './progress.ts';
 import { countEventsWithStatus, countPurgedDeliveries, listEventIdsToProcess } from './queries.ts';
-
-export const usage = 'tally reprocess --all [--allow-purged] | --failed';
+import { usages } from './usages.ts';
 
 /**
  * --all truncates the projections and rebuilds them from the raw log, in arrival order; --failed retries
@@ -21,7 +20,8 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     args,
     options: { all: { type: 'boolean' }, failed: { type: 'boolean' }, 'allow-purged': { type: 'boolean' } },
   });
-  if (values.all === values.failed) throw new Error(`give exactly one of --all or --failed; usage: ${usage}`);
+  if (values.all === values.failed)
+    throw new Error(`give exactly one of --all or --failed; usage: ${usages.reprocess}`);
   const databaseUrl = await resolveDatabaseUrl(config);
   const pool = createPool(databaseUrl, log, 4);
   // Only to enqueue reconciliations with each projection change; this process runs no workers.
