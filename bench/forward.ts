@@ -1,7 +1,7 @@
 // npm run bench:forward [-- N]: forwarding's cost and lag, with one subscription to a fast local receiver.
 // 1. Throughput: the worker's loops (projection, sequencing, forwarding, as the worker starts them) project N
 //    stored deliveries without a subscription, then, each on a fresh database, with one subscription to a fast
-//    receiver, and the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 3); each
+//    receiver, and the projection alone (no feed at all). Interleaved over BENCH_ROUNDS (default 4); each
 //    round's ratio is against its own baseline, and the median of the rounds is the figure; the two compared
 //    swap places from one round to the next. Each round also says how many changes went out while the
 //    projection ran, and how long after it the receiver had them all.
@@ -37,7 +37,7 @@ import {
 
 useBigintParser();
 const N = countArgument('N', 20_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
 const log = createLogger('warn');
@@ -213,7 +213,8 @@ try {
   const ratios: number[] = [];
   const toProjection: number[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
-    // The two compared go in turn first, as the run after another was measured faster on this machine.
+    // The two compared go first in turn: the first run of a round was measured up to a tenth slower than the
+    // second on this machine, so an even number of rounds gives each order the same weight.
     const firstWorker = round % 2 === 1;
     const before = firstWorker ? await projectionRun(admin, 'worker', outbox) : null;
     const withForwarding = await projectionRun(admin, 'forwarding', outbox);
