@@ -28,7 +28,7 @@ import { createQueues } from '../src/queue/job.ts';
 import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
 import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
 import { appendChanges, percentile, startFastReceiver, storeDeliveries } from './forwardLoad.ts';
-import { countArgument, endPool } from './measure.ts';
+import { countArgument, endPool, untilProjected } from './measure.ts';
 import {
   STATEMENT_STATISTICS_SETTINGS,
   startStatementProfile,
@@ -68,8 +68,7 @@ async function outboxAppends(admin: Pool): Promise<boolean> {
   await createQueues(boss, jobs);
   await storeDeliveries(pool, 1, 'probe');
   const stop = startEventProcessing({ pool, boss, log });
-  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
-    await sleep(50);
+  await untilProjected(pool);
   await stop();
   const appended = (await pool.query(`select count(*)::int as n from changes`)).rows[0].n > 0;
   await boss.stop({ graceful: true, timeout: 20_000 });
@@ -101,8 +100,7 @@ async function projectionRun(admin: Pool, mode: 'projection' | 'worker' | 'forwa
     mode === 'projection'
       ? startEventProcessing({ pool, boss, log })
       : startWorkerLoops({ pool, boss, log: workerLog, config });
-  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
-    await sleep(50);
+  await untilProjected(pool);
   const seconds = (performance.now() - started) / 1000;
   const forwarded = receiver.arrivals();
   const changes = (await pool.query(`select count(*)::int as n from changes`)).rows[0].n;
@@ -153,8 +151,7 @@ async function steadyRun(admin: Pool, outbox: boolean) {
       heap.push({ at: (Date.now() - started) / 1000, used: process.memoryUsage().heapUsed });
     }
   }
-  while ((await pool.query(`select exists (select from events where status = 'received') as w`)).rows[0].w)
-    await sleep(50);
+  await untilProjected(pool);
   await sequenceChanges(pool);
   const last = await pool.query(`select max(seq) as seq from changes`);
   while (receiver.arrivedAt(last.rows[0].seq) === 0) await sleep(100);

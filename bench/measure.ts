@@ -31,6 +31,21 @@ export async function endPool(pool: { end: () => Promise<void> }): Promise<void>
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
+/**
+ * Waits until no stored delivery is waiting to be projected, looking every `everyMs`: an indexed probe, as a
+ * count of the whole table this often costs the database a fifth of a core.
+ */
+export async function untilProjected(
+  db: { query: (text: string) => Promise<{ rows: { waiting: boolean }[] }> },
+  everyMs = 50,
+) {
+  while (
+    (await db.query(`select exists (select from events where status = 'received') as waiting`)).rows[0]
+      ?.waiting
+  )
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+}
+
 /** The bench's one optional argument, a positive whole number; anything else stops the bench, naming it. */
 export function countArgument(name: string, fallback: number): number {
   const given = process.argv[2];

@@ -25,7 +25,7 @@ import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { readApiObject, snapshotOf } from '../src/sweep/compareSnapshot.ts';
 import { insertApiSnapshots } from '../src/sweep/queries.ts';
-import { countArgument, endPool, sampleRss, timed } from './measure.ts';
+import { countArgument, endPool, sampleRss, timed, untilProjected } from './measure.ts';
 import { generatePayouts, linesPerPayout } from './payoutFixtures.ts';
 
 useBigintParser();
@@ -65,8 +65,7 @@ try {
   // The projection's own loop, as the worker runs it; jobs it enqueues wait unworked (only phases are timed).
   const drain = async () => {
     const stop = startEventProcessing({ pool, boss, log });
-    while (await count(pool, `select (exists (select from events where status = 'received'))::int as n`))
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilProjected(pool, 100);
     await stop();
   };
 

@@ -17,7 +17,7 @@ import { startEventProcessing } from '../src/projection/processingLoop.ts';
 import { createBoss } from '../src/queue/boss.ts';
 import { createQueues } from '../src/queue/job.ts';
 import { startWorkers } from '../src/queue/workers.ts';
-import { countArgument, endPool } from './measure.ts';
+import { countArgument, endPool, untilProjected } from './measure.ts';
 import {
   STATEMENT_STATISTICS_SETTINGS,
   startStatementProfile,
@@ -182,9 +182,7 @@ try {
       },
       jobs,
     );
-    // An indexed probe: a count of the whole table every 100 ms cost the database a fifth of a core.
-    while (await pending(`select exists (select from events where status = 'received') as pending`))
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilProjected(pool, 100);
   });
   // Each delivery touches one payment (a refund, its payment's), whose state row the projection wrote:
   // all of them reconciled on their newest state.
