@@ -39,6 +39,15 @@ export default async function setup(project: TestProject) {
     const { rows } = await admin.query<{ server_version: string }>('show server_version');
     console.info(`tests run on Postgres ${rows[0]?.server_version} from ${binDir}`);
   }
+  // The run opens about 1,600 connections (each file's pools, pg-boss, the CLI and the roles it starts): a
+  // password stored with one SCRAM iteration instead of 4,096 spares both sides about 4 ms of CPU on each.
+  // Postgres 16 has the setting; on older servers the password keeps its iterations.
+  const { rows } = await admin.query(`select current_setting('scram_iterations', true) as iterations`);
+  if (rows[0]?.iterations !== null) {
+    await admin.query('set scram_iterations = 1');
+    const password = decodeURIComponent(new URL(database.connectionString).password);
+    await admin.query(`alter role current_user password ${admin.escapeLiteral(password)}`);
+  }
   await admin.query(`create database ${TEMPLATE_DATABASE}`);
   await admin.end();
   await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log);
