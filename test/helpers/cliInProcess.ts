@@ -8,6 +8,7 @@ type Written = { code: number; stdout: string; stderr: string };
  * to stdout and stderr, with `env` added to this process's environment (`undefined` unsets a variable). Each
  * command keeps one test that starts the real CLI (helpers/childProcess.ts: exit code and streams as a user
  * sees them); the rest of its cases run here, where a start costs nothing instead of about half a CPU-second.
+ * One at a time: what the command writes is taken from this process's own stdout and stderr while it runs.
  */
 export async function tallyInProcess(
   args: string[],
