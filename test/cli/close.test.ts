@@ -23,7 +23,7 @@ const PERIOD = start.toISOString().slice(0, 7);
 // The real CLI, as a user runs it: its exit codes and streams are the contract.
 const tally = (args: string[]) =>
   runScript(['src/cli/main.ts', 'close', ...args], { DATABASE_URL: t.databaseUrl });
-// The same dispatch in this process, for the cases past the ones above that show the process's contract.
+// The same dispatch in this process, for the cases past the first few, which start the real CLI.
 const tallyHere = (args: string[]) => tallyInProcess(['close', ...args], { DATABASE_URL: t.databaseUrl });
 
 beforeAll(async () => {
