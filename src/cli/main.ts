@@ -1,58 +1,6 @@
 import { useBigintParser } from '../db/pool.ts';
-import type { CliContext } from './context.ts';
-import { type CommandName, usages } from './usages.ts';
-
-type Command = (args: string[], context: CliContext) => Promise<number>;
-
-// Only the command asked for is loaded: each pulls its part of src/, and a start that loads them all spends
-// most of its time reading modules it never runs.
-const commands: Record<Exclude<CommandName, 'listen'>, () => Promise<Command>> = {
-  backfill: async () => (await import('./backfill.ts')).backfillHistory,
-  export: async () => (await import('./export.ts')).exportDeliveries,
-  replay: async () => (await import('./replay.ts')).replayDeliveries,
-  reprocess: async () => (await import('./reprocess.ts')).reprocessEvents,
-  report: async () => (await import('./report.ts')).reportCommand,
-  purge: async () => (await import('./purge.ts')).purgeCommand,
-  bank: async () => (await import('./bank.ts')).bankCommand,
-  close: async () => (await import('./close.ts')).closeCommand,
-};
-// Commands that talk to a Tally over HTTP only: they read no configuration, so none can stop them.
-const standalone: Record<'listen', () => Promise<(args: string[]) => Promise<number>>> = {
-  listen: async () => (await import('./listen.ts')).listen,
-};
-
-const help = `usage:\n${Object.values(usages)
-  .map((usage) => `  ${usage}\n`)
-  .join('')}`;
-
-// `tally help` is what the container entrypoint tells users to run; it is the same request as `--help`.
-const helpRequests = new Set(['--help', 'help']);
-
-const known = (table: Record<string, unknown>, name: string | undefined) =>
-  name !== undefined && Object.hasOwn(table, name);
+import { runCli } from './run.ts';
 
 useBigintParser();
 
-const [name, ...args] = process.argv.slice(2);
-if (known(standalone, name)) {
-  const alone = await standalone[name as keyof typeof standalone]();
-  process.exitCode = await alone(args).catch((err: unknown) => {
-    process.stderr.write(`tally ${name}: ${(err as Error).message}\n`);
-    return 2;
-  });
-} else if (!known(commands, name)) {
-  const asked = name !== undefined && helpRequests.has(name);
-  process.stderr.write(name && !asked ? `unknown command "${name}"\n${help}` : help);
-  process.exit(asked ? 0 : 2);
-} else {
-  const command = await commands[name as keyof typeof commands]();
-  // Loaded apart from the commands, and only once one is known: help needs no config.
-  const { loadCliContext } = await import('./context.ts');
-  try {
-    // Parsed once, after the command is known, and every problem listed on failure.
-    process.exitCode = await command(args, loadCliContext());
-  } catch (err) {
-    process.stderr.write(`tally ${name}: ${(err as Error).message}\n`);
-    process.exitCode = 2;
-  }
-}
+process.exitCode = await runCli(process.argv.slice(2));

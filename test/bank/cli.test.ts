@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { insertPayout } from './helpers.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'generated', 'bank');
@@ -11,6 +12,8 @@ const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'generated', '
 let t: TestApp;
 let dir: string;
 const tally = (args: string[]) => runScript(['src/cli/main.ts', ...args], { DATABASE_URL: t.databaseUrl });
+// The first case runs the real CLI; the others run the same dispatch in this process.
+const tallyHere = (args: string[]) => tallyInProcess(args, { DATABASE_URL: t.databaseUrl });
 const storedLines = async () =>
   (await t.pool.query<{ count: number }>('select count(*)::int as count from bank_lines')).rows[0]?.count;
 
@@ -32,7 +35,7 @@ describe('tally bank import', () => {
   });
 
   it('adds nothing the second time, and says so', async () => {
-    const result = await tally(['bank', 'import', path.join(FIXTURES, 'statement.bai2')]);
+    const result = await tallyHere(['bank', 'import', path.join(FIXTURES, 'statement.bai2')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /3 lines, 2 credits, 3 duplicates, 1 matched \(this file was imported before/,
@@ -43,10 +46,10 @@ describe('tally bank import', () => {
   it('takes --format for a file whose extension says nothing', async () => {
     const file = path.join(dir, 'export.txt');
     await copyFile(path.join(FIXTURES, 'statement.camt053.xml'), file);
-    expect((await tally(['bank', 'import', file])).stderr).toContain(
+    expect((await tallyHere(['bank', 'import', file])).stderr).toContain(
       'cannot tell the format from the file name',
     );
-    const result = await tally(['bank', 'import', file, '--format', 'camt053']);
+    const result = await tallyHere(['bank', 'import', file, '--format', 'camt053']);
     expect(result.code).toBe(0);
     // The camt.053 fixture is the BAI2 one's account and lines: the same bank lines, whatever the format.
     expect(result.stdout).toMatch(/3 lines, 2 credits, 3 duplicates, 1 matched\n$/);
@@ -59,7 +62,7 @@ describe('tally bank import', () => {
       'Date,Amount,Currency,Description,Reference\n2026-04-01,1.00,USD,a,b\n2026-04-02,x,USD,a,c\n',
     );
     const before = await storedLines();
-    const result = await tally(['bank', 'import', file]);
+    const result = await tallyHere(['bank', 'import', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('tally bank: line 3: the amount is not an amount\n');
     expect(await storedLines()).toBe(before);

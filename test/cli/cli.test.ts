@@ -9,11 +9,14 @@ import { resolveDatabaseUrl } from '../../src/cli/database.ts';
 import { recordedDeliverySchema } from '../../src/ingest/recorded.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 
 /** The real CLI, as a user runs it. `undefined` unsets an inherited variable. */
 const tally = (args: string[], env: Record<string, string | undefined> = {}) =>
   runScript(['src/cli/main.ts', ...args], env);
+// The same dispatch in this process: each command's first case here runs the real CLI, the others run here.
+const tallyHere = tallyInProcess;
 
 let source: TestApp;
 let target: TestApp;
@@ -51,7 +54,7 @@ describe('tally export', () => {
   });
 
   it('refuses an unreadable --since', async () => {
-    const result = await tally(['export', '--since', 'last week'], { DATABASE_URL: source.databaseUrl });
+    const result = await tallyHere(['export', '--since', 'last week'], { DATABASE_URL: source.databaseUrl });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--since must be an ISO date');
   });
@@ -60,7 +63,7 @@ describe('tally export', () => {
 describe('tally replay', () => {
   it('re-signs and posts each delivery, then reports duplicates when run again', async () => {
     const file = path.join(dir, 'replay.jsonl');
-    await tally(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
+    await tallyHere(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
     const args = [
       'replay',
       file,
@@ -73,7 +76,7 @@ describe('tally replay', () => {
     const first = await tally(args);
     expect(first.stdout).toBe('sent 3, accepted 3, duplicate 0, rejected 0, failed 0\n');
     expect(first.code).toBe(0);
-    const second = await tally(args);
+    const second = await tallyHere(args);
     expect(second.stdout).toBe('sent 3, accepted 0, duplicate 3, rejected 0, failed 0\n');
     const stored = await target.pool.query('select raw_body from events');
     const bodies = stored.rows.map((row) => row.raw_body.toString()).sort();
@@ -82,13 +85,13 @@ describe('tally replay', () => {
 
   it('without --resign sends the recorded signatures, which another instance rejects, and exits 1', async () => {
     const file = path.join(dir, 'replay.jsonl');
-    const result = await tally(['replay', file, '--url', targetUrl]);
+    const result = await tallyHere(['replay', file, '--url', targetUrl]);
     expect(result.stdout).toBe('sent 3, accepted 0, duplicate 0, rejected 3, failed 0\n');
     expect(result.code).toBe(1);
   });
 
   it('explains a malformed file by line number', async () => {
-    const result = await tally(['replay', 'package.json', '--url', targetUrl]);
+    const result = await tallyHere(['replay', 'package.json', '--url', targetUrl]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/package\.json:1: not a recorded delivery/);
   });
@@ -112,7 +115,7 @@ describe('tally help', () => {
 
 describe('the CLI configuration', () => {
   it("is the processes' schema, parsed before the command runs: every problem is listed, exit 2", async () => {
-    const result = await tally(['export'], {
+    const result = await tallyHere(['export'], {
       DATABASE_URL: source.databaseUrl,
       LOG_LEVEL: 'loud',
       PORT: 'x',
@@ -123,7 +126,10 @@ describe('the CLI configuration', () => {
   });
 
   it('needs no WEBHOOK_SECRETS: the CLI receives no webhook', async () => {
-    const result = await tally(['export'], { DATABASE_URL: source.databaseUrl, WEBHOOK_SECRETS: undefined });
+    const result = await tallyHere(['export'], {
+      DATABASE_URL: source.databaseUrl,
+      WEBHOOK_SECRETS: undefined,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(sent.length);
   });
@@ -132,7 +138,7 @@ describe('the CLI configuration', () => {
     const reportsDir = path.join(dir, 'reports');
     const out = path.join(dir, 'fee-configurations.json');
     const args = ['report', 'fee-configurations', '--out', out];
-    const result = await tally(args, { DATABASE_URL: source.databaseUrl, REPORTS_DIR: reportsDir });
+    const result = await tallyHere(args, { DATABASE_URL: source.databaseUrl, REPORTS_DIR: reportsDir });
     expect(result.code).toBe(0);
     const files = (await readdir(reportsDir)).map((file) => path.extname(file)).sort();
     expect(files).toEqual(['.csv', '.html', '.json']);

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeChangeCursor, encodeChangeCursor } from '../../src/changes/changeCursor.ts';
-import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { until, waitFor } from '../helpers/waitFor.ts';
 import { startReceiver, verifyDelivery } from '../subscriptions/helpers.ts';
 
@@ -104,8 +104,9 @@ afterAll(() => {
   feed.server.close();
 });
 
+// The first case starts the real CLI (and stops it with SIGINT); the others run the same dispatch in this process.
 const tally = (args: string[]) =>
-  runScript(['src/cli/main.ts', 'listen', ...args], { DATABASE_URL: undefined, API_TOKEN: undefined });
+  tallyInProcess(['listen', ...args], { DATABASE_URL: undefined, API_TOKEN: undefined });
 
 describe('tally listen', () => {
   it('forwards the changes made from now on, of its types, signed with the secret it prints, until stopped', async () => {
@@ -225,10 +226,10 @@ describe('tally listen', () => {
         "Unknown option '--colour'",
       ],
     ];
-    const results = await Promise.all(cases.map(([args]) => tally(args)));
-    for (const [index, [, message]] of cases.entries()) {
-      expect(results[index]?.code).toBe(2);
-      expect(results[index]?.stderr).toContain(`tally listen: ${message}`);
+    for (const [args, message] of cases) {
+      const result = await tally(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`tally listen: ${message}`);
     }
   });
 });

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import alertScan from '../../jobs/alert-scan.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { JobContext } from '../../src/queue/job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { deliver, settle } from '../helpers/fixtures.ts';
 import { attempt, DO_NOT_RETRY, RETRY_LATER } from './declineDeliveries.ts';
 
@@ -320,12 +320,8 @@ describe('tally reprocess --all', () => {
     const before = (await t.pool.query(declines)).rows;
     const findingsBefore = (await t.pool.query(findings)).rows;
     expect(before.length).toBe(19);
-    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
-      env: { ...process.env, DATABASE_URL: t.databaseUrl },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(result.status).toBe(0);
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: t.databaseUrl });
+    expect(result.code).toBe(0);
     await settle(t);
     expect((await t.pool.query(declines)).rows).toEqual(before);
     expect((await t.pool.query(findings)).rows).toEqual(findingsBefore);

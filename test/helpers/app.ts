@@ -87,7 +87,9 @@ export async function startTestApp(
         checkIntervalMs: options.lagCheckIntervalMs,
       })
     : readsFromPrimary(pool);
-  const boss = createBoss(databaseUrl, log);
+  // Two connections carry a test app's pg-boss (its polls, completions and upkeep) without a wait worth
+  // measuring; each connection the run does not open spares Postgres a backend's start and warm-up.
+  const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
   const jobs = options.jobs ?? allJobs;
   await createQueues(boss, jobs);

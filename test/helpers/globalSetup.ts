@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -9,6 +8,7 @@ import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
 import { TEST_LOG_DIR } from './logScan.ts';
 import { startPostgresFromBinaries } from './postgresBinaries.ts';
+import { postgresScratchParent } from './scratchDir.ts';
 
 export const TEMPLATE_DATABASE = 'tally_template';
 
@@ -23,7 +23,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   useBigintParser();
   const log = createLogger('warn');
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-test-'));
+  const dataDir = await mkdtemp(path.join(await postgresScratchParent(), 'tally-test-'));
   // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.
   await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
   // `npm run test:postgres` points this at each supported major's binaries in turn.
@@ -38,6 +38,15 @@ export default async function setup(project: TestProject) {
   if (binDir) {
     const { rows } = await admin.query<{ server_version: string }>('show server_version');
     console.info(`tests run on Postgres ${rows[0]?.server_version} from ${binDir}`);
+  }
+  // The run opens about 1,600 connections (each file's pools, pg-boss, the CLI and the roles it starts): a
+  // password stored with one SCRAM iteration instead of 4,096 spares both sides about 4 ms of CPU on each.
+  // Postgres 16 has the setting; on older servers the password keeps its iterations.
+  const { rows } = await admin.query(`select current_setting('scram_iterations', true) as iterations`);
+  if (rows[0]?.iterations !== null) {
+    await admin.query('set scram_iterations = 1');
+    const password = decodeURIComponent(new URL(database.connectionString).password);
+    await admin.query(`alter role current_user password ${admin.escapeLiteral(password)}`);
   }
   await admin.query(`create database ${TEMPLATE_DATABASE}`);
   await admin.end();

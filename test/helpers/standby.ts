@@ -1,5 +1,4 @@
 import { chmod, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { EmbeddedDatabase } from '../../src/db/embedded.ts';
@@ -13,6 +12,7 @@ import {
   startPostgresFromBinaries,
   startPostgresServer,
 } from './postgresBinaries.ts';
+import { postgresScratchParent } from './scratchDir.ts';
 
 export type PrimaryWithStandby = {
   /** The migrated `tally` database on the primary, and the same database on its hot standby. */
@@ -29,7 +29,7 @@ export type PrimaryWithStandby = {
  */
 export async function startPrimaryWithStandby(): Promise<PrimaryWithStandby> {
   const binDir = await postgresBinDir();
-  const workDir = await mkdtemp(path.join(tmpdir(), 'tally-standby-'));
+  const workDir = await mkdtemp(path.join(await postgresScratchParent(), 'tally-standby-'));
   // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.
   await chmod(workDir, 0o777);
   let primary: EmbeddedDatabase = await startPostgresFromBinaries(binDir, workDir);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { auth, bySubject, DAY, type Loop, startLoop, usdFinding } from './endToEndLoop.ts';
 
 // The last link of the chain: the bank. Payouts the simulator paid (webhooks, lines synced, judged) are
@@ -219,9 +219,7 @@ describe('tally reprocess --all', () => {
       };
     };
     const before = await state();
-    const result = await runScript(['src/cli/main.ts', 'reprocess', '--all'], {
-      DATABASE_URL: loop.t.databaseUrl,
-    });
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: loop.t.databaseUrl });
     expect(result.code, result.stderr).toBe(0);
     await loop.settleLoop();
     expect(await state()).toEqual(before);

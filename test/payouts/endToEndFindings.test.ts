@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { auth, bySubject, DAY, type Loop, startLoop, usdFinding } from './endToEndLoop.ts';
 
 // Every payout finding raised through the whole loop (simulator → webhooks and payout-sync → the real worker)
@@ -210,9 +210,7 @@ describe('tally reprocess --all', () => {
     const before = await judgement();
     expect(before.checks.length).toBeGreaterThan(20);
     const started = now();
-    const result = await runScript(['src/cli/main.ts', 'reprocess', '--all'], {
-      DATABASE_URL: loop.t.databaseUrl,
-    });
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: loop.t.databaseUrl });
     expect(result.code, result.stderr).toBe(0);
     await loop.settleLoop();
     expect(await judgement()).toEqual(before);

@@ -6,7 +6,7 @@ import { createProviderClient, ProviderError } from '../../src/provider/client.t
 import { readApiObject, snapshotOf } from '../../src/sweep/compareSnapshot.ts';
 import { insertApiSnapshots } from '../../src/sweep/queries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, drain, settle, waitForJobs } from '../helpers/fixtures.ts';
 import { dumpProjections } from '../helpers/projections.ts';
@@ -290,9 +290,7 @@ describe('tally reprocess --all', () => {
     expect(before.payouts?.length).toBe(4);
     expect(before.payout_lines?.length).toBe(256);
     const syncJobs = (await t.boss.findJobs('payout-sync')).length;
-    const result = await runScript(['src/cli/main.ts', 'reprocess', '--all'], {
-      DATABASE_URL: t.databaseUrl,
-    });
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: t.databaseUrl });
     expect(result.code, result.stderr).toBe(0);
     await waitForJobs(t, ['payout-sync']);
     await settle(t);

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { copyFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { createLogger } from '../../src/logger.ts';
 import { processStoredEvent, processStoredEvents } from '../../src/projection/processStoredEvent.ts';
 import { sumDailyPayments } from '../../src/reports/dailyPaymentQueries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver } from '../helpers/fixtures.ts';
@@ -175,13 +175,9 @@ describe("a payment's fee totals", () => {
     for (const id of ids) await processStoredEvent(t, id);
     const { rows: before } = await t.pool.query('select to_jsonb(p) as row from payments p');
     expect(before[0].row).toMatchObject(NEWER_TOTALS);
-    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
-      env: { ...process.env, DATABASE_URL: t.databaseUrl },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: t.databaseUrl });
     expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
+    expect(result.code).toBe(0);
     const { rows: after } = await t.pool.query('select to_jsonb(p) as row from payments p');
     expect(after).toEqual(before);
     expect(await totalsOfFeeRows(t)).toEqual(NEWER_TOTALS);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, fixtureBodies, fixtureNames, runJobThroughApi, settle } from '../helpers/fixtures.ts';
 
@@ -242,27 +243,20 @@ describe('tally report', () => {
     expect((await readFile(out, 'utf8')).startsWith('section,summary\r\n')).toBe(true);
   });
 
-  it('prints the report as JSON with cents as numbers, like the API', () => {
-    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'report', 'daily', '--date', DAY], {
-      env: { ...process.env, DATABASE_URL: t.databaseUrl },
-      encoding: 'utf8',
-    });
-    expect(result.status).toBe(0);
+  // The first case runs the real CLI; these run the same dispatch in this process.
+  it('prints the report as JSON with cents as numbers, like the API', async () => {
+    const result = await tallyInProcess(['report', 'daily', '--date', DAY], { DATABASE_URL: t.databaseUrl });
+    expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     const test = report.accounts.find((row: { account_id: string }) => row.account_id === 'acc_sub_usd');
     expect(test).toMatchObject({ currency: 'usd', payments: 2, gross: 2468, fees: 59 });
   });
 
-  it('refuses a malformed date', () => {
-    const result = spawnSync(
-      process.execPath,
-      ['src/cli/main.ts', 'report', 'daily', '--date', '02/11/2026'],
-      {
-        env: { ...process.env, DATABASE_URL: t.databaseUrl },
-        encoding: 'utf8',
-      },
-    );
-    expect(result.status).toBe(2);
+  it('refuses a malformed date', async () => {
+    const result = await tallyInProcess(['report', 'daily', '--date', '02/11/2026'], {
+      DATABASE_URL: t.databaseUrl,
+    });
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('--date must be a day as YYYY-MM-DD');
   });
 });

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { runScript } from '../helpers/childProcess.ts';
+import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver, runJobThroughApi, settle } from '../helpers/fixtures.ts';
 import { dumpProjections } from '../helpers/projections.ts';
@@ -257,11 +257,7 @@ describe('missed-event sweep', () => {
 
   it('a rebuild from the raw log gives the same projections, api snapshots included', async () => {
     const before = await dumpProjections(t.pool, { withRowIds: true });
-    const result = spawnSync(process.execPath, ['src/cli/main.ts', 'reprocess', '--all'], {
-      env: { ...process.env, DATABASE_URL: t.databaseUrl },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = await tallyInProcess(['reprocess', '--all'], { DATABASE_URL: t.databaseUrl });
     expect(result.stdout).toMatch(/^reprocessed 9 deliveries, 0 failed\n$/);
     expect(await dumpProjections(t.pool, { withRowIds: true })).toEqual(before);
   });
@@ -288,11 +284,11 @@ describe('missed-event sweep', () => {
       1,
     );
     expect((await openMissed()).map((row) => row.subject_id)).not.toContain('py_sweep_history');
-    const bad = await runScript(['src/cli/main.ts', 'backfill', '--since', 'yesterday'], env);
+    const bad = await tallyInProcess(['backfill', '--since', 'yesterday'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since must be a day, YYYY-MM-DD');
-    const badAccount = await runScript(
-      ['src/cli/main.ts', 'backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'],
+    const badAccount = await tallyInProcess(
+      ['backfill', '--since', since, '--account', 'acc\r\nX-Injected: 1'],
       env,
     );
     expect(badAccount.code).toBe(2);
