@@ -1,4 +1,13 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type NetConnectOpts, type Server, type Socket } from 'node:net';
+import path from 'node:path';
+
+/** Where Postgres listens: a host and port, or the socket file in the directory a percent-encoded path names. */
+function upstreamOf(target: URL): NetConnectOpts {
+  const socketDirectory = decodeURIComponent(target.hostname);
+  return socketDirectory.startsWith('/')
+    ? { path: path.join(socketDirectory, `.s.PGSQL.${target.port}`) }
+    : { port: Number(target.port), host: target.hostname };
+}
 
 /** A TCP proxy in front of Postgres that a test can cut and restore, to stage a real database outage. */
 export async function startProxy(targetUrl: string) {
@@ -11,7 +20,7 @@ export async function startProxy(targetUrl: string) {
     new Promise<void>((resolve) => {
       if (server) return resolve();
       server = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname);
+        const upstream = connect(upstreamOf(target));
         for (const socket of [client, upstream]) {
           sockets.add(socket);
           socket.on('close', () => sockets.delete(socket));
