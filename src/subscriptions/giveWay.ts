@@ -54,6 +54,6 @@ export function givingWay(
       }
       await wait(LOOK_EVERY_MS);
     }
-    stretchEnds(Date.now(), 'the projection has no backlog');
+    stretchEnds(Date.now(), stopping.aborted ? 'the worker is stopping' : 'the projection has no backlog');
   };
 }

@@ -39,7 +39,10 @@ function forwardingBeside(backlog: { waiting: () => boolean }, waitAtMostMs: num
     giveWayTimes: { waitAtMostMs, thenRunMs },
   });
   stops.push(stop);
+  return stop;
 }
+
+const loggedSince = (from: number) => t.logLines.slice(from).map((line) => JSON.parse(line));
 
 describe('forwarding beside a projection with a backlog', () => {
   it('sends nothing while the backlog lasts, and every change once it is gone', async () => {
@@ -86,5 +89,23 @@ describe('forwarding beside a projection with a backlog', () => {
     await waitFor('the next change, a stretch later', () =>
       until(receiver.received.length === 2, `${receiver.received.length}`),
     );
+  });
+
+  it('says the wait ended because the worker stops, when it stops while giving way', async () => {
+    const from = t.logLines.length;
+    const stop = forwardingBeside({ waiting: () => true }, 60_000, 1_000);
+    await waitFor('forwarding giving way', () =>
+      until(
+        loggedSince(from).some((entry) => entry.msg?.endsWith('forwarding gives way to it')),
+        'not yet',
+      ),
+    );
+    await stop();
+    const resumed = loggedSince(from).filter((entry) =>
+      entry.msg?.startsWith('forward-changes: forwarding resumes'),
+    );
+    expect(resumed.map((entry) => entry.msg)).toEqual([
+      'forward-changes: forwarding resumes: the worker is stopping',
+    ]);
   });
 });
