@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger.ts';
 import { release } from '../../src/processes/release.ts';
 import { TEST_LOG_DIR } from './logScan.ts';
 import { startPostgresFromBinaries } from './postgresBinaries.ts';
-import { postgresScratchParent } from './scratchDir.ts';
+import { postgresScratchParent, removeStaleClusters } from './scratchDir.ts';
 
 export const TEMPLATE_DATABASE = 'tally_template';
 
@@ -23,7 +23,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   useBigintParser();
   const log = createLogger('warn');
-  const dataDir = await mkdtemp(path.join(await postgresScratchParent(), 'tally-test-'));
+  const scratchParent = await postgresScratchParent();
+  await removeStaleClusters(scratchParent);
+  const dataDir = await mkdtemp(path.join(scratchParent, 'tally-test-'));
   // Postgres runs as the `postgres` user when the tests run as root: it must be able to reach the directory.
   await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
   // `npm run test:postgres` points this at each supported major's binaries in turn.
