@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createPool, withTransaction } from '../db/pool.ts';
 import { resetProjections } from '../projection/eventQueries.ts';
 import { processStoredEvent } from '../projection/processStoredEvent.ts';
+import { judgeEverythingRebuilt, takeRebuildLock } from '../projection/rebuild.ts';
 import { createBoss } from '../queue/boss.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
@@ -10,8 +11,9 @@ import { countEventsWithStatus, countPurgedDeliveries, listEventIdsToProcess } f
 import { usages } from './usages.ts';
 
 /**
- * --all truncates the projections and rebuilds them from the raw log, in arrival order; --failed retries
- * the deliveries left failed. Deliveries that still fail are counted and stay visible as failed. A
+ * --all truncates the projections and rebuilds them from the raw log, in arrival order, while workers
+ * project nothing; then it queues the judgement of every rebuilt payment and payout, judged once as they now
+ * stand rather than at each state replayed. --failed retries the deliveries left failed. Deliveries that still fail are counted and stay visible as failed. A
  * delivery whose body retention purged cannot be replayed: --all refuses while there are any, unless
  * --allow-purged accepts rebuilding without them (they stay marked processed, counted in the summary).
  */
@@ -24,9 +26,10 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     throw new Error(`give exactly one of --all or --failed; usage: ${usages.reprocess}`);
   const databaseUrl = await resolveDatabaseUrl(config);
   const pool = createPool(databaseUrl, log, 4);
-  // Only to enqueue reconciliations with each projection change; this process runs no workers.
+  // Only to enqueue judgements and line syncs; this process runs no workers.
   const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
+  let releaseRebuildLock = async () => {};
   try {
     const purged = values.all ? await countPurgedDeliveries(pool) : 0;
     if (purged > 0 && !values['allow-purged']) {
@@ -36,7 +39,10 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       );
       return 1;
     }
-    if (values.all) await withTransaction(pool, (client) => resetProjections(client));
+    if (values.all) {
+      releaseRebuildLock = await takeRebuildLock(pool);
+      await withTransaction(pool, (client) => resetProjections(client));
+    }
     const statuses = values.all ? ['received'] : ['failed'];
     const total = await countEventsWithStatus(pool, statuses);
     const progress = createProgress(total);
@@ -46,7 +52,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     for (;;) {
       const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, statuses });
       for (const id of ids) {
-        await processStoredEvent({ pool, boss }, id).catch(() => {
+        await processStoredEvent({ pool, boss, judgeAtEnd: values.all }, id).catch(() => {
           failed += 1;
         });
         done += 1;
@@ -57,10 +63,12 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       afterId = last;
     }
     progress.finish();
+    if (values.all) await judgeEverythingRebuilt(pool, boss);
     const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);
     return failed === 0 ? 0 : 1;
   } finally {
+    await releaseRebuildLock();
     await boss.stop({ graceful: false });
     await pool.end();
   }

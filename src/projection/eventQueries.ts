@@ -26,15 +26,21 @@ type ClaimedRow = Omit<EventToProcess, 'body'> & { raw_text: string | null };
 
 const parsedClaim = (row: ClaimedRow) => withParsedBody(row) as EventToProcess;
 
+/** The advisory lock a rebuild (`tally reprocess --all`) holds; rebuild.ts takes it, the claim below yields. */
+export const REBUILD_LOCK = `hashtextextended('tally:rebuild', 0)`;
+
 /**
  * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest
  * first, locked until the caller's transaction ends. Rows another worker holds are skipped, and a worker that
- * dies releases its rows with its connection: the raw log is the worker's queue.
+ * dies releases its rows with its connection: the raw log is the worker's queue. While a rebuild holds its
+ * lock, nothing is claimed: the rebuild projects every delivery itself, in order. The claim holds the lock
+ * shared until its transaction ends, so a rebuild starting waits for the batches being projected.
  */
 export async function claimEventsToProcess(db: Queryable, limit: number): Promise<EventToProcess[]> {
   const { rows } = await db.query<ClaimedRow>(
     `select ${TO_PROCESS} from events
-      where status = 'received' or (status = 'failed' and retry_at is not null and retry_at <= now())
+      where (status = 'received' or (status = 'failed' and retry_at is not null and retry_at <= now()))
+        and (select pg_try_advisory_xact_lock_shared(${REBUILD_LOCK}))
       order by id limit $1::int
         for update skip locked`,
     [limit],

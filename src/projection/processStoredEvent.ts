@@ -22,14 +22,29 @@ import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payout
 import { projectBatch } from './projectBatch.ts';
 import { unknownValuesOf } from './unknownValues.ts';
 
-export type ProcessingContext = { pool: Pool; boss: Boss };
+export type ProcessingContext = {
+  pool: Pool;
+  boss: Boss;
+  /**
+   * A rebuild (`tally reprocess --all`) queues no judgement with each delivery: it would judge states long
+   * past against today's clock (a payout replayed in transit, days before its `paid`, opens `payout_overdue`).
+   * It judges every rebuilt object once at the end instead (rebuild.ts).
+   */
+  judgeAtEnd?: boolean;
+};
+
+type Followers = Pick<ProcessingContext, 'boss' | 'judgeAtEnd'>;
 
 // Reconciliation follows every projection change, enqueued in the same transaction so none is lost: one
 // reconcile-payments job for the batch's payments. The change is also counted on each payment, so a
 // reconciliation lost after all is found by reconcile-stale, and an older run never records over a newer one.
-async function queueReconciliations(client: PoolClient, boss: Boss, paymentIds: string[]): Promise<void> {
+async function queueReconciliations(
+  client: PoolClient,
+  { boss, judgeAtEnd }: Followers,
+  paymentIds: string[],
+): Promise<void> {
   await markPaymentsProjected(client, paymentIds);
-  await enqueueReconciliations({ boss, client }, paymentIds);
+  if (!judgeAtEnd) await enqueueReconciliations({ boss, client }, paymentIds);
 }
 
 // Counted in the same transaction as the projection, so a retried batch never counts twice.
@@ -49,14 +64,14 @@ const deliveredObjectIds = (events: EventToProcess[]) =>
 /** Everything that commits with the projections of a batch, in a fixed handful of statements. */
 async function finishProcessing(
   client: PoolClient,
-  boss: Boss,
+  followers: Followers,
   events: EventToProcess[],
   paymentIds: string[],
 ) {
   await countUnknownValues(client, unknownValuesIn(events));
   await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
   await markEventsProcessed(client, events);
-  await queueReconciliations(client, boss, paymentIds);
+  await queueReconciliations(client, followers, paymentIds);
 }
 
 const needsProcessing = (event: EventToProcess) =>
@@ -81,12 +96,19 @@ function toProject(event: EventToProcess) {
  * Validates every delivery into rows first (nothing is written if one is invalid), then projects them and
  * marks them processed, in the caller's transaction, which holds them locked.
  */
-async function projectEvents(client: PoolClient, boss: Boss, events: EventToProcess[]): Promise<void> {
+async function projectEvents(
+  client: PoolClient,
+  followers: Followers,
+  events: EventToProcess[],
+): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
   const { paymentIds, payoutIds } = await projectBatch(client, rows);
-  await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
-  await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
-  await finishProcessing(client, boss, events, paymentIds);
+  if (!followers.judgeAtEnd) {
+    const { boss } = followers;
+    await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
+    await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
+  }
+  await finishProcessing(client, followers, events, paymentIds);
 }
 
 /**
@@ -137,7 +159,7 @@ async function projectUnderSavepoint(
  */
 async function projectLocked(
   client: PoolClient,
-  boss: Boss,
+  followers: Followers,
   locked: EventToProcess[],
   budgetMs: number,
 ): Promise<Map<number, unknown>> {
@@ -145,7 +167,7 @@ async function projectLocked(
   const failures = new Map<number, unknown>();
   if (events.length === 0) return failures;
   const batchFailure = await projectUnderSavepoint(client, budgetMs, () =>
-    projectEvents(client, boss, events),
+    projectEvents(client, followers, events),
   );
   if (batchFailure === null) return failures;
   for (const event of events) {
@@ -153,7 +175,7 @@ async function projectLocked(
     const failure =
       events.length === 1
         ? batchFailure
-        : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, boss, [event]));
+        : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, followers, [event]));
     if (failure === null) continue;
     await markEventFailed(client, event, describe(failure), { retry: !(failure instanceof OverBudgetError) });
     failures.set(event.id, failure);
@@ -172,7 +194,9 @@ export async function processNextEvents(
 ): Promise<{ claimed: number; failures: Map<number, unknown> }> {
   return withTransaction(pool, async (client) => {
     const claimed = await claimEventsToProcess(client, limit);
-    const failures = await traceWorkerBatch(claimed, () => projectLocked(client, boss, claimed, budgetMs));
+    const failures = await traceWorkerBatch(claimed, () =>
+      projectLocked(client, { boss }, claimed, budgetMs),
+    );
     return { claimed: claimed.length, failures };
   });
 }
@@ -182,11 +206,11 @@ export async function processNextEvents(
  * person asked (`tally reprocess`), and no loop waits behind them. Returns the failures.
  */
 export async function processStoredEvents(
-  { pool, boss }: ProcessingContext,
+  { pool, ...followers }: ProcessingContext,
   ids: number[],
 ): Promise<Map<number, unknown>> {
   return withTransaction(pool, async (client) =>
-    projectLocked(client, boss, await lockEventsToProcess(client, ids), Number.POSITIVE_INFINITY),
+    projectLocked(client, followers, await lockEventsToProcess(client, ids), Number.POSITIVE_INFINITY),
   );
 }
 
