@@ -63,7 +63,11 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       afterId = last;
     }
     progress.finish();
-    if (values.all) await judgeEverythingRebuilt(pool, boss);
+    if (values.all) {
+      // Released first: a worker would put back a judgement it fetched while the lock is held.
+      await releaseRebuildLock();
+      await judgeEverythingRebuilt(pool, boss);
+    }
     const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);
     return failed === 0 ? 0 : 1;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { REBUILD_LOCK } from '../db/rebuildLock.ts';
 import { rawText, withParsedBody } from '../ingest/queries.ts';
 import type { UnknownValue } from './unknownValues.ts';
 
@@ -25,9 +26,6 @@ const TO_PROCESS = `id, event_name, account_id, account_type, status, received_a
 type ClaimedRow = Omit<EventToProcess, 'body'> & { raw_text: string | null };
 
 const parsedClaim = (row: ClaimedRow) => withParsedBody(row) as EventToProcess;
-
-/** The advisory lock a rebuild (`tally reprocess --all`) holds; rebuild.ts takes it, the claim below yields. */
-export const REBUILD_LOCK = `hashtextextended('tally:rebuild', 0)`;
 
 /**
  * Claims up to `limit` deliveries waiting to be projected (received, or failed and due for a retry), oldest

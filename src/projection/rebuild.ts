@@ -1,16 +1,16 @@
 import { type Pool, type Queryable, withTransaction } from '../db/pool.ts';
+import { REBUILD_LOCK } from '../db/rebuildLock.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
-import { REBUILD_LOCK } from './eventQueries.ts';
 import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
 
 // What a rebuild (`tally reprocess --all`) needs beyond projecting each delivery: the workers kept out of
-// the way, and one judgement of every object once it is rebuilt whole.
+// the way (src/db/rebuildLock.ts), and one judgement of every object once it is rebuilt whole.
 
 /**
  * Takes the rebuild lock on a connection of its own, after the batches workers are projecting have
- * committed; the returned function releases it. No worker claims a delivery while it is held, and a
- * rebuild that dies releases it with its connection.
+ * committed; the returned function releases it (a second call does nothing). No worker claims a delivery
+ * or runs a job while it is held, and a rebuild that dies releases it with its connection.
  */
 export async function takeRebuildLock(pool: Pool): Promise<() => Promise<void>> {
   const client = await pool.connect();
@@ -22,7 +22,10 @@ export async function takeRebuildLock(pool: Pool): Promise<() => Promise<void>> 
     client.release(true);
     throw err;
   }
+  let held = true;
   return async () => {
+    if (!held) return;
+    held = false;
     await client.query(`select pg_advisory_unlock(${REBUILD_LOCK})`).catch(() => undefined);
     // Not returned to the pool with its statement timeout off.
     client.release(true);

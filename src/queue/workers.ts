@@ -1,4 +1,5 @@
 import type { Job, JobResult } from 'pg-boss';
+import { isRebuildRunning } from '../db/rebuildLock.ts';
 import { redactCardNumbersInText } from '../domain/cardNumbers.ts';
 import { traceJob } from '../tracing/spans.ts';
 import { describeIssues } from '../zodIssues.ts';
@@ -22,11 +23,36 @@ export async function startWorkers(context: JobContext, jobs: readonly JobDefini
   }
 }
 
+/** How long a job fetched during a rebuild waits before it is run: put back for that many seconds. */
+export const REBUILD_WAIT_SECONDS = 30;
+
+/**
+ * While a rebuild (`tally reprocess --all`) remakes the projections, a job would read them half built: a
+ * judgement would open findings the rebuild's own judgements contradict, a report would count half a month.
+ * Each job fetched is put back, as it was, to run `REBUILD_WAIT_SECONDS` later, and this one completes.
+ */
+async function putBackDuringRebuild(
+  job: JobDefinition,
+  context: JobContext,
+  batch: Job<unknown>[],
+): Promise<JobResult[]> {
+  await context.boss.insert(
+    job.name,
+    batch.map((item) => ({ data: item.data as object, startAfter: REBUILD_WAIT_SECONDS })),
+  );
+  context.log.info(
+    { queue: job.name, jobs: batch.length },
+    `${job.name} waits for the rebuild (tally reprocess --all): its fetched jobs are put back for ${REBUILD_WAIT_SECONDS} s`,
+  );
+  return batch.map((item) => ({ id: item.id, status: 'completed', output: { put_back: 'rebuild running' } }));
+}
+
 async function runBatch(
   job: JobDefinition,
   context: JobContext,
   batch: Job<unknown>[],
 ): Promise<JobResult[]> {
+  if (await isRebuildRunning(context.pool)) return putBackDuringRebuild(job, context, batch);
   const log = context.log.child({ job: job.name });
   const items = batch.map((item) => {
     const parsed = job.payloadSchema.safeParse(item.data);

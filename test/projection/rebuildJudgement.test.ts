@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claimEventsToProcess } from '../../src/projection/eventQueries.ts';
 import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
 import { takeRebuildLock } from '../../src/projection/rebuild.ts';
+import { enqueue } from '../../src/queue/enqueue.ts';
+import { REBUILD_WAIT_SECONDS } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
@@ -114,5 +116,48 @@ describe('tally reprocess --all', () => {
     expect(await queuedSince('payout-sync', started, 'payout_id', 'po_judged')).toBe(1);
     // Nothing left for the worker to project: the rebuild projected everything while holding its lock.
     expect((await processNextEvents(t, 100)).claimed).toBe(0);
+  });
+});
+
+describe('jobs fetched while a rebuild runs', () => {
+  let w: TestApp;
+  beforeAll(async () => {
+    // The job runner of one queue, without the projection loop.
+    w = await startTestApp({ worker: true, workerJobs: ['reconcile-payments'] });
+  });
+  afterAll(() => w.close());
+
+  const jobOf = async (id: string) => (await w.boss.findJobs('reconcile-payments', { id }))[0];
+  const finished = (id: string) =>
+    waitFor(`job ${id} to finish`, async () => {
+      const job = await jobOf(id);
+      until(job?.state === 'completed', `state: ${job?.state}`);
+      return job;
+    });
+
+  it('are put back as they were, to run later, and run nothing meanwhile', async () => {
+    const payload = { payment_ids: ['py_waits_for_rebuild'] };
+    const release = await takeRebuildLock(w.pool);
+    let original: Awaited<ReturnType<typeof finished>>;
+    try {
+      const [id] = await enqueue(w.boss, 'reconcile-payments', [payload]);
+      original = await finished(id as string);
+    } finally {
+      await release();
+    }
+    expect(original?.output).toEqual({ put_back: 'rebuild running' });
+    const copies = (await w.boss.findJobs('reconcile-payments', { queued: true })).filter(
+      (job) => job.createdOn >= (original?.createdOn as Date),
+    );
+    expect(copies.map((job) => job.data)).toEqual([payload]);
+    const delay = (copies[0]?.startAfter.getTime() as number) - Date.now();
+    expect(delay).toBeGreaterThan((REBUILD_WAIT_SECONDS - 10) * 1000);
+    expect(delay).toBeLessThanOrEqual(REBUILD_WAIT_SECONDS * 1000);
+    expect(w.logLines.join('')).toContain(
+      `reconcile-payments waits for the rebuild (tally reprocess --all): its fetched jobs are put back for ${REBUILD_WAIT_SECONDS} s`,
+    );
+    // Once the rebuild has ended, a job runs at once.
+    const [after] = await enqueue(w.boss, 'reconcile-payments', [payload]);
+    expect((await finished(after as string))?.output).not.toEqual({ put_back: 'rebuild running' });
   });
 });
