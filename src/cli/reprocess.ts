@@ -12,10 +12,11 @@ import { usages } from './usages.ts';
 
 /**
  * --all truncates the projections and rebuilds them from the raw log, in arrival order, while workers
- * project nothing; then it queues the judgement of every rebuilt payment and payout, judged once as they now
- * stand rather than at each state replayed. --failed retries the deliveries left failed. Deliveries that still fail are counted and stay visible as failed. A
- * delivery whose body retention purged cannot be replayed: --all refuses while there are any, unless
- * --allow-purged accepts rebuilding without them (they stay marked processed, counted in the summary).
+ * project nothing and put their jobs back; then it queues the judgement of every rebuilt payment and payout,
+ * judged once as they now stand rather than at each state replayed. --failed retries the deliveries left
+ * failed. Deliveries that still fail are counted and stay visible as failed. A delivery whose body retention
+ * purged cannot be replayed: --all refuses while there are any, unless --allow-purged accepts rebuilding
+ * without them (they stay marked processed, counted in the summary).
  */
 export async function reprocessEvents(args: string[], { config, log }: CliContext): Promise<number> {
   const { values } = parseArgs({

@@ -33,14 +33,15 @@ export type ProcessingContext = {
   judgeAtEnd?: boolean;
 };
 
-type Followers = Pick<ProcessingContext, 'boss' | 'judgeAtEnd'>;
+// What a projection sets going after it: the jobs it queues.
+type FollowUps = Pick<ProcessingContext, 'boss' | 'judgeAtEnd'>;
 
 // Reconciliation follows every projection change, enqueued in the same transaction so none is lost: one
 // reconcile-payments job for the batch's payments. The change is also counted on each payment, so a
 // reconciliation lost after all is found by reconcile-stale, and an older run never records over a newer one.
 async function queueReconciliations(
   client: PoolClient,
-  { boss, judgeAtEnd }: Followers,
+  { boss, judgeAtEnd }: FollowUps,
   paymentIds: string[],
 ): Promise<void> {
   await markPaymentsProjected(client, paymentIds);
@@ -64,14 +65,14 @@ const deliveredObjectIds = (events: EventToProcess[]) =>
 /** Everything that commits with the projections of a batch, in a fixed handful of statements. */
 async function finishProcessing(
   client: PoolClient,
-  followers: Followers,
+  followUps: FollowUps,
   events: EventToProcess[],
   paymentIds: string[],
 ) {
   await countUnknownValues(client, unknownValuesIn(events));
   await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
   await markEventsProcessed(client, events);
-  await queueReconciliations(client, followers, paymentIds);
+  await queueReconciliations(client, followUps, paymentIds);
 }
 
 const needsProcessing = (event: EventToProcess) =>
@@ -98,17 +99,17 @@ function toProject(event: EventToProcess) {
  */
 async function projectEvents(
   client: PoolClient,
-  followers: Followers,
+  followUps: FollowUps,
   events: EventToProcess[],
 ): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
   const { paymentIds, payoutIds } = await projectBatch(client, rows);
-  if (!followers.judgeAtEnd) {
-    const { boss } = followers;
+  if (!followUps.judgeAtEnd) {
+    const { boss } = followUps;
     await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
     await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
   }
-  await finishProcessing(client, followers, events, paymentIds);
+  await finishProcessing(client, followUps, events, paymentIds);
 }
 
 /**
@@ -159,7 +160,7 @@ async function projectUnderSavepoint(
  */
 async function projectLocked(
   client: PoolClient,
-  followers: Followers,
+  followUps: FollowUps,
   locked: EventToProcess[],
   budgetMs: number,
 ): Promise<Map<number, unknown>> {
@@ -167,7 +168,7 @@ async function projectLocked(
   const failures = new Map<number, unknown>();
   if (events.length === 0) return failures;
   const batchFailure = await projectUnderSavepoint(client, budgetMs, () =>
-    projectEvents(client, followers, events),
+    projectEvents(client, followUps, events),
   );
   if (batchFailure === null) return failures;
   for (const event of events) {
@@ -175,7 +176,7 @@ async function projectLocked(
     const failure =
       events.length === 1
         ? batchFailure
-        : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, followers, [event]));
+        : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, followUps, [event]));
     if (failure === null) continue;
     await markEventFailed(client, event, describe(failure), { retry: !(failure instanceof OverBudgetError) });
     failures.set(event.id, failure);
@@ -206,11 +207,16 @@ export async function processNextEvents(
  * person asked (`tally reprocess`), and no loop waits behind them. Returns the failures.
  */
 export async function processStoredEvents(
-  { pool, ...followers }: ProcessingContext,
+  { pool, boss, judgeAtEnd }: ProcessingContext,
   ids: number[],
 ): Promise<Map<number, unknown>> {
   return withTransaction(pool, async (client) =>
-    projectLocked(client, followers, await lockEventsToProcess(client, ids), Number.POSITIVE_INFINITY),
+    projectLocked(
+      client,
+      { boss, judgeAtEnd },
+      await lockEventsToProcess(client, ids),
+      Number.POSITIVE_INFINITY,
+    ),
   );
 }
 
