@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createPool, withTransaction } from '../db/pool.ts';
 import { resetProjections } from '../projection/eventQueries.ts';
 import { processStoredEvent } from '../projection/processStoredEvent.ts';
-import { judgeEverythingRebuilt, takeRebuildLock } from '../projection/rebuild.ts';
+import { judgeEverythingRebuilt, type RebuildLock, takeRebuildLock } from '../projection/rebuild.ts';
 import { createBoss } from '../queue/boss.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
@@ -30,7 +30,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
   // Only to enqueue judgements and line syncs; this process runs no workers.
   const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
-  let releaseRebuildLock = async () => {};
+  let rebuildLock: RebuildLock | null = null;
   try {
     const purged = values.all ? await countPurgedDeliveries(pool) : 0;
     if (purged > 0 && !values['allow-purged']) {
@@ -41,7 +41,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       return 1;
     }
     if (values.all) {
-      releaseRebuildLock = await takeRebuildLock(pool);
+      rebuildLock = await takeRebuildLock(pool);
       await withTransaction(pool, (client) => resetProjections(client));
     }
     const statuses = values.all ? ['received'] : ['failed'];
@@ -51,6 +51,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     let failed = 0;
     let afterId = 0;
     for (;;) {
+      await rebuildLock?.stillHeld();
       const ids = await listEventIdsToProcess(pool, { afterId, limit: 500, statuses });
       for (const id of ids) {
         await processStoredEvent({ pool, boss, judgeAtEnd: values.all }, id).catch(() => {
@@ -66,14 +67,14 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     progress.finish();
     if (values.all) {
       // Released first: a worker would put back a judgement it fetched while the lock is held.
-      await releaseRebuildLock();
+      await rebuildLock?.release();
       await judgeEverythingRebuilt(pool, boss);
     }
     const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);
     return failed === 0 ? 0 : 1;
   } finally {
-    await releaseRebuildLock();
+    await rebuildLock?.release();
     await boss.stop({ graceful: false });
     await pool.end();
   }

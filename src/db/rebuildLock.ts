@@ -3,7 +3,8 @@ import type { Queryable } from './pool.ts';
 /**
  * The advisory lock a rebuild (`tally reprocess --all`, src/projection/rebuild.ts) holds while the projections
  * are half built. The worker's claim of deliveries takes it shared for its transaction, and its job runner
- * asks whether it is free before running a batch: neither works on projections a rebuild is remaking.
+ * asks whether it is free before it starts a batch: neither starts work on projections a rebuild is remaking
+ * (a job already running goes on).
  */
 export const REBUILD_LOCK = `hashtextextended('tally:rebuild', 0)`;
 

@@ -2,17 +2,25 @@ import { type Pool, type Queryable, withTransaction } from '../db/pool.ts';
 import { REBUILD_LOCK } from '../db/rebuildLock.ts';
 import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
+import { listUnreconciledPaymentsAfter } from '../reconciliation/stateQueries.ts';
 import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
 
 // What a rebuild (`tally reprocess --all`) needs beyond projecting each delivery: the workers kept out of
 // the way (src/db/rebuildLock.ts), and one judgement of every object once it is rebuilt whole.
 
+/** The rebuild lock, held on a connection of its own. */
+export type RebuildLock = {
+  /** Throws if the lock's connection has closed: the lock went with it, and workers have resumed. */
+  stillHeld(): Promise<void>;
+  /** Releases the lock; a second call does nothing. */
+  release(): Promise<void>;
+};
+
 /**
- * Takes the rebuild lock on a connection of its own, after the batches workers are projecting have
- * committed; the returned function releases it (a second call does nothing). No worker claims a delivery
- * or runs a job while it is held, and a rebuild that dies releases it with its connection.
+ * Takes the rebuild lock, after the batches workers are projecting have committed. No worker claims a
+ * delivery, nor starts a job, while it is held; a rebuild that dies releases it with its connection.
  */
-export async function takeRebuildLock(pool: Pool): Promise<() => Promise<void>> {
+export async function takeRebuildLock(pool: Pool): Promise<RebuildLock> {
   const client = await pool.connect();
   try {
     // A worker's batch may take its whole budget: waited for beyond the pool's statement timeout.
@@ -23,34 +31,45 @@ export async function takeRebuildLock(pool: Pool): Promise<() => Promise<void>> 
     throw err;
   }
   let held = true;
-  return async () => {
-    if (!held) return;
-    held = false;
-    await client.query(`select pg_advisory_unlock(${REBUILD_LOCK})`).catch(() => undefined);
-    // Not returned to the pool with its statement timeout off.
-    client.release(true);
+  return {
+    async stillHeld() {
+      // A session's advisory lock lasts as long as the session: a connection that answers still holds it.
+      const alive = await client.query('select 1').then(
+        () => true,
+        () => false,
+      );
+      if (!alive)
+        throw new Error(
+          'the rebuild lost its lock (its database connection closed) and workers have resumed: run it again',
+        );
+    },
+    async release() {
+      if (!held) return;
+      held = false;
+      await client.query(`select pg_advisory_unlock(${REBUILD_LOCK})`).catch(() => undefined);
+      // Not returned to the pool with its statement timeout off.
+      client.release(true);
+    },
   };
 }
 
 const PAGE = 5000;
 
-async function idsAfter(db: Queryable, table: 'payments' | 'payouts', after: string): Promise<string[]> {
+async function payoutIdsAfter(db: Queryable, afterId: string, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `select id from ${table} where id > $1 order by id limit ${PAGE}`,
-    [after],
+    `select id from payouts where id > $1 order by id limit $2::int`,
+    [afterId, limit],
   );
   return rows.map((row) => row.id);
 }
 
-/** Calls `each` with every id of `table`, a page at a time, in id order. Returns how many there were. */
-async function forEachPage(
-  pool: Pool,
-  table: 'payments' | 'payouts',
-  each: (ids: string[]) => Promise<void>,
-) {
+type IdsAfter = (db: Queryable, afterId: string, limit: number) => Promise<string[]>;
+
+/** Calls `each` with every id `idsAfter` lists, a page at a time, in id order. Returns how many there were. */
+async function forEachPage(pool: Pool, idsAfter: IdsAfter, each: (ids: string[]) => Promise<void>) {
   let count = 0;
   for (let after = ''; ; ) {
-    const ids = await idsAfter(pool, table, after);
+    const ids = await idsAfter(pool, after, PAGE);
     if (ids.length === 0) return count;
     await each(ids);
     count += ids.length;
@@ -59,20 +78,20 @@ async function forEachPage(
 }
 
 /**
- * Queues the judgement of every rebuilt payment and payout, and the line sync of every payout still missing
- * lines: what projecting each delivery would have queued, had the rebuild not held it back until the
- * projections were whole. Returns how many payments and payouts were queued.
+ * Queues the judgement of every payment the replay left unreconciled (each it touched, a disputed payment
+ * none of whose own deliveries is kept too) and of every payout, and the line sync of every payout still
+ * missing lines. Returns how many payments and payouts were queued.
  */
 export async function judgeEverythingRebuilt(
   pool: Pool,
   boss: Boss,
 ): Promise<{ payments: number; payouts: number }> {
-  const payments = await forEachPage(pool, 'payments', (ids) =>
+  const payments = await forEachPage(pool, listUnreconciledPaymentsAfter, (ids) =>
     withTransaction(pool, async (client) => {
       await enqueueReconciliations({ boss, client }, ids);
     }),
   );
-  const payouts = await forEachPage(pool, 'payouts', (ids) =>
+  const payouts = await forEachPage(pool, payoutIdsAfter, (ids) =>
     withTransaction(pool, async (client) => {
       await enqueueLineSyncs({ boss, client }, ids);
       await enqueuePayoutReconciliations({ boss, client }, ids, []);

@@ -29,7 +29,8 @@ export const REBUILD_WAIT_SECONDS = 30;
 /**
  * While a rebuild (`tally reprocess --all`) remakes the projections, a job would read them half built: a
  * judgement would open findings the rebuild's own judgements contradict, a report would count half a month.
- * Each job fetched is put back, as it was, to run `REBUILD_WAIT_SECONDS` later, and this one completes.
+ * Each job fetched is put back with its payload, to run `REBUILD_WAIT_SECONDS` later (its retries start
+ * afresh), and this one completes. A job already running when the rebuild starts is not stopped.
  */
 async function putBackDuringRebuild(
   job: JobDefinition,

@@ -81,6 +81,24 @@ export async function listUnreconciledPayments(
   return rows.map((row) => row.payment_id);
 }
 
+/**
+ * Payments whose newest projection change no reconciliation has seen yet, in id order after `afterId`, at
+ * most `limit`: a page of what a rebuild leaves to judge.
+ */
+export async function listUnreconciledPaymentsAfter(
+  db: Queryable,
+  afterId: string,
+  limit: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ payment_id: string }>(
+    `select payment_id from payment_reconciliation_states
+      where payment_id > $1 and unreconciled_since is not null
+      order by payment_id limit $2::int`,
+    [afterId, limit],
+  );
+  return rows.map((row) => row.payment_id);
+}
+
 export type ReconciliationLag = { unreconciledPayments: number; oldestUnreconciledSeconds: number | null };
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REBUILD_LOCK } from '../../src/db/rebuildLock.ts';
 import { claimEventsToProcess } from '../../src/projection/eventQueries.ts';
 import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
 import { takeRebuildLock } from '../../src/projection/rebuild.ts';
@@ -28,14 +29,27 @@ const delivery = (eventName: string, data: Record<string, unknown>) =>
 const payment = (id: string, status = 'succeeded', updatedAt = '2026-10-01T10:00:00Z') =>
   delivery('payment.created', { id, amount: 5000, currency: 'usd', status, updated_at: updatedAt });
 
+// The sessions holding (or waiting for) the rebuild lock in this test's database: a bigint advisory key is
+// kept in pg_locks as its high half (classid) and its low half (objid).
+async function rebuildLockHolders(granted: boolean): Promise<number[]> {
+  const { rows } = await t.pool.query(
+    `select l.pid from pg_locks l, (select ${REBUILD_LOCK} as key) k
+      where l.locktype = 'advisory' and l.granted = $1 and l.objsubid = 1
+        and l.database = (select oid from pg_database where datname = current_database())
+        and l.classid::bigint = (k.key >> 32) & 4294967295 and l.objid::bigint = k.key & 4294967295`,
+    [granted],
+  );
+  return rows.map((row) => row.pid);
+}
+
 describe('the rebuild lock', () => {
   it('keeps the worker from claiming any delivery while held; released, the next claim projects them', async () => {
     await deliver(t.app, [payment('py_held_1'), payment('py_held_2')]);
-    const release = await takeRebuildLock(t.pool);
+    const lock = await takeRebuildLock(t.pool);
     try {
       expect((await processNextEvents(t, 100)).claimed).toBe(0);
     } finally {
-      await release();
+      await lock.release();
     }
     expect((await processNextEvents(t, 100)).claimed).toBe(2);
   });
@@ -47,22 +61,39 @@ describe('the rebuild lock', () => {
     try {
       await worker.query('begin');
       expect(await claimEventsToProcess(worker, 100)).toHaveLength(1);
-      const taking = takeRebuildLock(t.pool).then((release) => {
+      const taking = takeRebuildLock(t.pool).then((lock) => {
         taken = true;
-        return release;
+        return lock;
       });
       await waitFor('the rebuild to wait for the lock', async () => {
-        const { rows } = await t.pool.query(
-          `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`,
-        );
-        until(rows[0].waiting === 1, `waiting: ${rows[0].waiting}`);
+        const waiting = await rebuildLockHolders(false);
+        until(waiting.length === 1, `waiting: ${waiting.length}`);
       });
       expect(taken).toBe(false);
       await worker.query('commit');
-      await (await taking)();
+      await (await taking).release();
       expect(taken).toBe(true);
     } finally {
       worker.release();
+    }
+  });
+  it('tells a rebuild that its connection, and with it the lock, has gone', async () => {
+    const lock = await takeRebuildLock(t.pool);
+    try {
+      await lock.stillHeld();
+      const [pid] = await rebuildLockHolders(true);
+      await t.pool.query('select pg_terminate_backend($1)', [pid]);
+      await waitFor('the lock to go with its connection', async () => {
+        until((await rebuildLockHolders(true)).length === 0, 'still held');
+      });
+      await expect(lock.stillHeld()).rejects.toThrow(
+        'the rebuild lost its lock (its database connection closed) and workers have resumed: run it again',
+      );
+      // Workers claim again at once.
+      await deliver(t.app, [payment('py_after_lost_lock')]);
+      expect((await processNextEvents(t, 100)).claimed).toBe(1);
+    } finally {
+      await lock.release();
     }
   });
 });
@@ -135,15 +166,15 @@ describe('jobs fetched while a rebuild runs', () => {
       return job;
     });
 
-  it('are put back as they were, to run later, and run nothing meanwhile', async () => {
+  it('are put back with their payload, to run later, and run nothing meanwhile', async () => {
     const payload = { payment_ids: ['py_waits_for_rebuild'] };
-    const release = await takeRebuildLock(w.pool);
+    const lock = await takeRebuildLock(w.pool);
     let original: Awaited<ReturnType<typeof finished>>;
     try {
       const [id] = await enqueue(w.boss, 'reconcile-payments', [payload]);
       original = await finished(id as string);
     } finally {
-      await release();
+      await lock.release();
     }
     expect(original?.output).toEqual({ put_back: 'rebuild running' });
     const copies = (await w.boss.findJobs('reconcile-payments', { queued: true })).filter(
