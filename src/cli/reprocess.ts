@@ -2,7 +2,13 @@ import { parseArgs } from 'node:util';
 import { createPool, withTransaction } from '../db/pool.ts';
 import { resetProjections } from '../projection/eventQueries.ts';
 import { processStoredEvent } from '../projection/processStoredEvent.ts';
-import { judgeEverythingRebuilt, type RebuildLock, takeRebuildLock } from '../projection/rebuild.ts';
+import {
+  clearJudgementsDue,
+  judgeEverythingRebuilt,
+  noteJudgementsDue,
+  type RebuildLock,
+  takeRebuildLock,
+} from '../projection/rebuild.ts';
 import { createBoss } from '../queue/boss.ts';
 import type { CliContext } from './context.ts';
 import { resolveDatabaseUrl } from './database.ts';
@@ -31,6 +37,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
   const boss = createBoss(databaseUrl, log, { max: 2 });
   await boss.start();
   let rebuildLock: RebuildLock | null = null;
+  let judgementsDue: string | null = null;
   try {
     const purged = values.all ? await countPurgedDeliveries(pool) : 0;
     if (purged > 0 && !values['allow-purged']) {
@@ -42,7 +49,10 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
     }
     if (values.all) {
       rebuildLock = await takeRebuildLock(pool);
-      await withTransaction(pool, (client) => resetProjections(client));
+      judgementsDue = await withTransaction(pool, async (client) => {
+        await resetProjections(client);
+        return noteJudgementsDue(client);
+      });
     }
     const statuses = values.all ? ['received'] : ['failed'];
     const total = await countEventsWithStatus(pool, statuses);
@@ -69,6 +79,7 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       // Released first: a worker would put back a judgement it fetched while the lock is held.
       await rebuildLock?.release();
       await judgeEverythingRebuilt(pool, boss);
+      if (judgementsDue) await clearJudgementsDue(pool, judgementsDue);
     }
     const notReplayed = purged > 0 ? `, ${purged} not replayed (body purged)` : '';
     process.stdout.write(`reprocessed ${done} deliveries, ${failed} failed${notReplayed}\n`);

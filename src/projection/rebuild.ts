@@ -99,3 +99,41 @@ export async function judgeEverythingRebuilt(
   );
   return { payments, payouts };
 }
+
+// A rebuild owes the judgement of what it rebuilt from its reset until it has queued them all; a note of the
+// debt, written with the reset, outlives a rebuild that stops (migrations/0035).
+
+/** Notes, in the reset's transaction, that this rebuild owes its judgements. Returns the note's key. */
+export async function noteJudgementsDue(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ started_at: string }>(
+    `insert into rebuild_judgements_due (rebuild_started_at) values (now())
+       on conflict do nothing
+     returning rebuild_started_at::text as started_at`,
+  );
+  return rows[0]?.started_at as string;
+}
+
+/** Clears the notes of the rebuilds started up to `startedAt`: every judgement they owed is queued. */
+export async function clearJudgementsDue(db: Queryable, startedAt: string): Promise<void> {
+  await db.query(`delete from rebuild_judgements_due where rebuild_started_at <= $1::timestamptz`, [
+    startedAt,
+  ]);
+}
+
+/**
+ * Queues what a rebuild that stopped before its end still owed (`judgeEverythingRebuilt`), if one did, and
+ * clears its note. Returns what was queued, or null when nothing was owed.
+ */
+export async function judgeWhatAStoppedRebuildLeft(
+  pool: Pool,
+  boss: Boss,
+): Promise<{ payments: number; payouts: number } | null> {
+  const { rows } = await pool.query<{ started_at: string | null }>(
+    `select max(rebuild_started_at)::text as started_at from rebuild_judgements_due`,
+  );
+  const startedAt = rows[0]?.started_at;
+  if (!startedAt) return null;
+  const queued = await judgeEverythingRebuilt(pool, boss);
+  await clearJudgementsDue(pool, startedAt);
+  return queued;
+}

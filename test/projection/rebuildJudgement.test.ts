@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import reconcileStale from '../../jobs/reconcile-stale.ts';
+import { withTransaction } from '../../src/db/pool.ts';
 import { REBUILD_LOCK } from '../../src/db/rebuildLock.ts';
-import { claimEventsToProcess } from '../../src/projection/eventQueries.ts';
-import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
-import { takeRebuildLock } from '../../src/projection/rebuild.ts';
+import { claimEventsToProcess, resetProjections } from '../../src/projection/eventQueries.ts';
+import { processNextEvents, processStoredEvent } from '../../src/projection/processStoredEvent.ts';
+import { noteJudgementsDue, takeRebuildLock } from '../../src/projection/rebuild.ts';
 import { enqueue } from '../../src/queue/enqueue.ts';
 import { REBUILD_WAIT_SECONDS } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -99,6 +101,8 @@ describe('the rebuild lock', () => {
 });
 
 describe('tally reprocess --all', () => {
+  const judgementsOwed = async () =>
+    (await t.pool.query(`select count(*)::int as owed from rebuild_judgements_due`)).rows[0].owed;
   const queuedSince = async (queue: string, since: Date, field: string, id: string) => {
     const jobs = await t.boss.findJobs(queue, { queued: true, limit: 100_000 });
     return jobs.filter((job) => {
@@ -147,6 +151,36 @@ describe('tally reprocess --all', () => {
     expect(await queuedSince('payout-sync', started, 'payout_id', 'po_judged')).toBe(1);
     // Nothing left for the worker to project: the rebuild projected everything while holding its lock.
     expect((await processNextEvents(t, 100)).claimed).toBe(0);
+    expect(await judgementsOwed()).toBe(0);
+  });
+
+  it('notes what it owes until its end: reconcile-stale queues what a rebuild that stopped left', async () => {
+    await deliver(t.app, [
+      payment('py_owed'),
+      delivery('payout.created', {
+        id: 'po_owed',
+        account_id: 'acc_sub_1',
+        amount: 4850,
+        currency: 'usd',
+        status: 'in_transit',
+        created_at: '2026-10-02T00:00:00Z',
+        updated_at: '2026-10-02T00:00:00Z',
+      }),
+    ]);
+    // What the rebuild does until it stops short of its judgements: reset, then replay.
+    await withTransaction(t.pool, async (client) => {
+      await resetProjections(client);
+      await noteJudgementsDue(client);
+    });
+    const { rows } = await t.pool.query<{ id: string }>(`select id from events order by id`);
+    for (const row of rows) await processStoredEvent({ ...t, judgeAtEnd: true }, Number(row.id));
+    expect(await judgementsOwed()).toBe(1);
+    const started = new Date();
+    await reconcileStale.handle({}, t, 'reconcile-stale-test');
+    expect(await queuedSince('reconcile-payments', started, 'payment_ids', 'py_owed')).toBe(1);
+    expect(await queuedSince('reconcile-payouts', started, 'payout_ids', 'po_owed')).toBe(1);
+    expect(await judgementsOwed()).toBe(0);
+    expect(t.logLines.join('')).toContain('a rebuild stopped before judging what it rebuilt: queued ');
   });
 });
 
