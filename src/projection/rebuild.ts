@@ -103,11 +103,13 @@ export async function judgeEverythingRebuilt(
 // A rebuild owes the judgement of what it rebuilt from its reset until it has queued them all; a note of the
 // debt, written with the reset, outlives a rebuild that stops (migrations/0035).
 
-/** Notes, in the reset's transaction, that this rebuild owes its judgements. Returns the note's key. */
+/**
+ * Notes, in the reset's transaction, that this rebuild owes its judgements. Returns the note's key, as text:
+ * a JavaScript date would drop its microseconds.
+ */
 export async function noteJudgementsDue(db: Queryable): Promise<string> {
   const { rows } = await db.query<{ started_at: string }>(
     `insert into rebuild_judgements_due (rebuild_started_at) values (now())
-       on conflict do nothing
      returning rebuild_started_at::text as started_at`,
   );
   return rows[0]?.started_at as string;
