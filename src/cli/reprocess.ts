@@ -48,7 +48,11 @@ export async function reprocessEvents(args: string[], { config, log }: CliContex
       return 1;
     }
     if (values.all) {
-      rebuildLock = await takeRebuildLock(pool);
+      rebuildLock = await takeRebuildLock(pool, () =>
+        process.stderr.write(
+          'tally reprocess: waiting for another rebuild to end, or a worker batch to commit, before rebuilding\n',
+        ),
+      );
       judgementsDue = await withTransaction(pool, async (client) => {
         await resetProjections(client);
         return noteJudgementsDue(client);

@@ -16,19 +16,30 @@ export type RebuildLock = {
   release(): Promise<void>;
 };
 
+/** How long taking the lock may wait before `onWait` is told: a worker's batch usually commits sooner. */
+export const LOCK_WAIT_NOTICE_MS = 2000;
+
 /**
- * Takes the rebuild lock, after the batches workers are projecting have committed. No worker claims a
- * delivery, nor starts a job, while it is held; a rebuild that dies releases it with its connection.
+ * Takes the rebuild lock, after the batches workers are projecting have committed and after any other rebuild
+ * has ended; `onWait` is called once if that takes longer than `noticeMs`. No worker claims a delivery, nor
+ * starts a job, while it is held; a rebuild that dies releases it with its connection.
  */
-export async function takeRebuildLock(pool: Pool): Promise<RebuildLock> {
+export async function takeRebuildLock(
+  pool: Pool,
+  onWait: () => void = () => {},
+  noticeMs = LOCK_WAIT_NOTICE_MS,
+): Promise<RebuildLock> {
   const client = await pool.connect();
+  const notice = setTimeout(onWait, noticeMs);
   try {
-    // A worker's batch may take its whole budget: waited for beyond the pool's statement timeout.
+    // Another rebuild may take hours: waited for beyond the pool's statement timeout.
     await client.query('set statement_timeout = 0');
     await client.query(`select pg_advisory_lock(${REBUILD_LOCK})`);
   } catch (err) {
     client.release(true);
     throw err;
+  } finally {
+    clearTimeout(notice);
   }
   let held = true;
   return {

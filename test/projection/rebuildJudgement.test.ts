@@ -79,6 +79,20 @@ describe('the rebuild lock', () => {
       worker.release();
     }
   });
+  it('lets a second rebuild wait for the first, saying so once', async () => {
+    const first = await takeRebuildLock(t.pool);
+    let told = 0;
+    const taking = takeRebuildLock(t.pool, () => (told += 1), 50);
+    try {
+      await waitFor('the second rebuild to say it waits', async () => until(told === 1, `told ${told}`));
+      expect(await rebuildLockHolders(false)).toHaveLength(1);
+    } finally {
+      await first.release();
+    }
+    await (await taking).release();
+    expect(told).toBe(1);
+  });
+
   it('tells a rebuild that its connection, and with it the lock, has gone', async () => {
     const lock = await takeRebuildLock(t.pool);
     try {
