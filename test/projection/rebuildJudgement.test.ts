@@ -97,8 +97,9 @@ describe('the rebuild lock', () => {
     const lock = await takeRebuildLock(t.pool);
     try {
       await lock.stillHeld();
-      const [pid] = await rebuildLockHolders(true);
-      await t.pool.query('select pg_terminate_backend($1)', [pid]);
+      const holders = await rebuildLockHolders(true);
+      expect(holders).toHaveLength(1);
+      await t.pool.query('select pg_terminate_backend($1)', [holders[0]]);
       await waitFor('the lock to go with its connection', async () => {
         until((await rebuildLockHolders(true)).length === 0, 'still held');
       });
