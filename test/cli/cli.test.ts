@@ -15,8 +15,8 @@ import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 /** The real CLI, as a user runs it. `undefined` unsets an inherited variable. */
 const tally = (args: string[], env: Record<string, string | undefined> = {}) =>
   runScript(['src/cli/main.ts', ...args], env);
-// The same dispatch in this process: each command's first case here runs the real CLI, the others run here.
-const tallyHere = tallyInProcess;
+// Each command's first case here runs the real CLI; the others run the same dispatch in this process
+// (tallyInProcess).
 
 let source: TestApp;
 let target: TestApp;
@@ -54,7 +54,9 @@ describe('tally export', () => {
   });
 
   it('refuses an unreadable --since', async () => {
-    const result = await tallyHere(['export', '--since', 'last week'], { DATABASE_URL: source.databaseUrl });
+    const result = await tallyInProcess(['export', '--since', 'last week'], {
+      DATABASE_URL: source.databaseUrl,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--since must be an ISO date');
   });
@@ -63,7 +65,7 @@ describe('tally export', () => {
 describe('tally replay', () => {
   it('re-signs and posts each delivery, then reports duplicates when run again', async () => {
     const file = path.join(dir, 'replay.jsonl');
-    await tallyHere(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
+    await tallyInProcess(['export', '--out', file], { DATABASE_URL: source.databaseUrl });
     const args = [
       'replay',
       file,
@@ -76,7 +78,7 @@ describe('tally replay', () => {
     const first = await tally(args);
     expect(first.stdout).toBe('sent 3, accepted 3, duplicate 0, rejected 0, failed 0\n');
     expect(first.code).toBe(0);
-    const second = await tallyHere(args);
+    const second = await tallyInProcess(args);
     expect(second.stdout).toBe('sent 3, accepted 0, duplicate 3, rejected 0, failed 0\n');
     const stored = await target.pool.query('select raw_body from events');
     const bodies = stored.rows.map((row) => row.raw_body.toString()).sort();
@@ -85,13 +87,13 @@ describe('tally replay', () => {
 
   it('without --resign sends the recorded signatures, which another instance rejects, and exits 1', async () => {
     const file = path.join(dir, 'replay.jsonl');
-    const result = await tallyHere(['replay', file, '--url', targetUrl]);
+    const result = await tallyInProcess(['replay', file, '--url', targetUrl]);
     expect(result.stdout).toBe('sent 3, accepted 0, duplicate 0, rejected 3, failed 0\n');
     expect(result.code).toBe(1);
   });
 
   it('explains a malformed file by line number', async () => {
-    const result = await tallyHere(['replay', 'package.json', '--url', targetUrl]);
+    const result = await tallyInProcess(['replay', 'package.json', '--url', targetUrl]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/package\.json:1: not a recorded delivery/);
   });
@@ -115,7 +117,7 @@ describe('tally help', () => {
 
 describe('the CLI configuration', () => {
   it("is the processes' schema, parsed before the command runs: every problem is listed, exit 2", async () => {
-    const result = await tallyHere(['export'], {
+    const result = await tallyInProcess(['export'], {
       DATABASE_URL: source.databaseUrl,
       LOG_LEVEL: 'loud',
       PORT: 'x',
@@ -126,7 +128,7 @@ describe('the CLI configuration', () => {
   });
 
   it('needs no WEBHOOK_SECRETS: the CLI receives no webhook', async () => {
-    const result = await tallyHere(['export'], {
+    const result = await tallyInProcess(['export'], {
       DATABASE_URL: source.databaseUrl,
       WEBHOOK_SECRETS: undefined,
     });
@@ -138,7 +140,7 @@ describe('the CLI configuration', () => {
     const reportsDir = path.join(dir, 'reports');
     const out = path.join(dir, 'fee-configurations.json');
     const args = ['report', 'fee-configurations', '--out', out];
-    const result = await tallyHere(args, { DATABASE_URL: source.databaseUrl, REPORTS_DIR: reportsDir });
+    const result = await tallyInProcess(args, { DATABASE_URL: source.databaseUrl, REPORTS_DIR: reportsDir });
     expect(result.code).toBe(0);
     const files = (await readdir(reportsDir)).map((file) => path.extname(file)).sort();
     expect(files).toEqual(['.csv', '.html', '.json']);

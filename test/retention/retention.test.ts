@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,34 +14,18 @@ import { withReportSnapshot } from '../../src/reports/withReportSnapshot.ts';
 import { purgeBodies } from '../../src/retention/purgeBodies.ts';
 import { page, signIn, textOf } from '../console/signIn.ts';
 import { API_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runScript } from '../helpers/childProcess.ts';
 import { tallyInProcess } from '../helpers/cliInProcess.ts';
 import { paymentEvent, postSigned } from '../helpers/deliveries.ts';
 import { deliver, drain, fixtureBodies, fixtureNames, waitForJobs } from '../helpers/fixtures.ts';
 import { dumpProjections } from '../helpers/projections.ts';
 
 const auth = { Authorization: `Bearer ${API_TOKEN}` };
-/**
- * Runs the real CLI. Not spawnSync: this process's own workers must go on (a transaction of theirs left
- * open while the event loop is blocked would hold its locks against the CLI).
- */
-function cli(args: string[], databaseUrl: string) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
+/** The real CLI, asynchronously: this process's own workers go on answering it meanwhile. */
+const cli = (args: string[], databaseUrl: string) =>
+  runScript(['src/cli/main.ts', ...args], { DATABASE_URL: databaseUrl });
 /** The same dispatch in this process: `tally purge --dry-run` below runs the real CLI, the other cases run here. */
-async function cliHere(args: string[], databaseUrl: string) {
-  const { code, stdout, stderr } = await tallyInProcess(args, { DATABASE_URL: databaseUrl });
-  return { status: code, stdout, stderr };
-}
+const cliHere = (args: string[], databaseUrl: string) => tallyInProcess(args, { DATABASE_URL: databaseUrl });
 
 type EventState = {
   status: string;
@@ -199,7 +183,7 @@ describe('retention purge', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'tally-retention-'));
     const file = path.join(dir, 'export.jsonl');
     const result = await cliHere(['export', '--out', file], t.databaseUrl);
-    expect(result.status).toBe(0);
+    expect(result.code).toBe(0);
     const purged = await t.pool.query<{ n: number }>(
       `select count(*)::int as n from events where source = 'webhook' and body_purged_at is not null`,
     );
@@ -216,7 +200,7 @@ describe('retention purge', () => {
     const count = purged.rows[0]?.n as number;
     expect(count).toBeGreaterThan(10);
     const refused = await cliHere(['reprocess', '--all'], t.databaseUrl);
-    expect(refused.status).toBe(1);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${count} deliveries cannot be replayed: their body was purged`);
     expect(refused.stderr).toContain('--allow-purged');
     const payments = await t.pool.query('select count(*)::int as n from payments');
@@ -224,7 +208,7 @@ describe('retention purge', () => {
 
     const rebuilt = await cliHere(['reprocess', '--all', '--allow-purged'], t.databaseUrl);
     expect(rebuilt.stdout).toBe(`reprocessed 4 deliveries, 1 failed, ${count} not replayed (body purged)\n`);
-    expect(rebuilt.status).toBe(1);
+    expect(rebuilt.code).toBe(1);
     const states = await t.pool.query(
       `select status, count(*)::int as n from events where body_purged_at is not null group by status order by status`,
     );
@@ -250,7 +234,7 @@ describe('tally purge', () => {
 
   it('--dry-run counts, then purges with any age, and refuses a bad --older-than naming it', async () => {
     const dry = await cli(['purge', '--older-than', '5', '--dry-run'], t.databaseUrl);
-    expect(dry.status).toBe(0);
+    expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(
       /^would purge the bodies of 7 deliveries and 0 conflicting bodies received before /,
     );
@@ -261,14 +245,14 @@ describe('tally purge', () => {
       /^purged the bodies of 0 deliveries/,
     );
     const run = await cliHere(['purge', '--older-than', '5'], t.databaseUrl);
-    expect(run.status).toBe(0);
+    expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
       /^purged the bodies of 7 deliveries and 0 conflicting bodies received before /,
     );
 
     for (const bad of ['0', 'ten', '-3']) {
       const refused = await cliHere(['purge', `--older-than=${bad}`], t.databaseUrl);
-      expect(refused.status).toBe(2);
+      expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('--older-than must be a positive whole number of days');
     }
   });
