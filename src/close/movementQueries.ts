@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
 import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow, REFUNDS_WITH_KEY } from './movementRules.ts';
-import { type Granularity, listLeftOutSales, listSales } from './salesQueries.ts';
+import { type Chunk, type Granularity, listChunks, listLeftOutSales, listSales } from './salesQueries.ts';
 
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
@@ -21,10 +21,11 @@ export async function listMovements(
   timeZone: string,
   granularity: Granularity = 'day',
 ): Promise<MovementRow[]> {
+  const chunks = await listChunks(db, from, to, timeZone, granularity);
   const parts = [
-    await listSales(db, from, to, timeZone, granularity),
+    await listSales(db, chunks, from, to, timeZone),
     await listLeftOutSales(db, from, to, timeZone),
-    await listRefunds(db, from, to, timeZone),
+    await listRefunds(db, chunks, from, to, timeZone),
     await listOtherMovements(db, from, to, timeZone),
   ];
   const dayOf = granularity === 'day' ? (day: string) => day : (day: string) => `${day.slice(0, 7)}-01`;
@@ -55,16 +56,23 @@ function byKeyDayKindReference(a: MovementRow, b: MovementRow): number {
 
 /**
  * Refunds on the refund's creation (its first snapshot when the provider gave none) and the fees they returned,
- * summed per account key, business day and kind; less those the payout-listing rule leaves out (COUNTED), found
- * in a query apart so the month's join stays parallel.
+ * summed per account key, chunk (listChunks) and kind; less those the payout-listing rule leaves out (COUNTED),
+ * found in a query apart so the month's join stays parallel.
  */
 async function listRefunds(
   db: Queryable,
+  chunks: Chunk[],
   from: Date | null,
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
-  const values = [from ?? '-infinity', to, timeZone];
+  const values = [
+    from ?? '-infinity',
+    to,
+    timeZone,
+    chunks.map(({ day }) => day),
+    chunks.map(({ start }) => start),
+  ];
   const { rows } = await db.query<MovementRow>(refundSums({ refunds: '', items: '' }, 1), values);
   // Only refunds older than some account's listing start can be left out: those are read by index.
   const leftOut = await db.query<MovementRow>(
@@ -91,8 +99,12 @@ function refundSums(where: { refunds: string; items: string }, sign: 1 | -1) {
      where r.status in ${SUCCEEDED_REFUND} ${where.refunds}
        and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
             or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
-  const item = `r.account_type, r.account_id, r.currency, r.id as refund_id, coalesce(r.created_at, r.updated_at) as at,
-                (coalesce(r.created_at, r.updated_at) at time zone $3::text)::date::text as day`;
+  // The chunk found by a binary search of the chunks' starts ($5) costs a fraction of converting each refund's
+  // instant to its zone's date; one before the first chunk (older than every payment) is dated by conversion.
+  const at = 'coalesce(r.created_at, r.updated_at)';
+  const item = `r.account_type, r.account_id, r.currency, r.id as refund_id, ${at} as at,
+                coalesce(($4::text[])[width_bucket(${at}, $5::timestamptz[])], (${at} at time zone $3::text)::date::text)
+                  as day`;
   return `select account_type, account_id, currency, day, kind, null::text as reference,
                  ${sign} * sum(amount)::bigint as amount
             from (select ${item}, 'refund' as kind, r.amount from ${refunded}

@@ -12,7 +12,7 @@ import {
 export type Granularity = 'day' | 'month';
 
 /** A business day or month of a range: its first day (YYYY-MM-DD) and its instants, cut to the range. */
-type Chunk = { day: string; start: Date; end: Date };
+export type Chunk = { day: string; start: Date; end: Date };
 
 const PAYMENT_CREDITED = `l.source_payment_id = p.id and l.kind = 'payment'`;
 const SUMS = `sum(p.amount)::bigint as sale, sum(p.fees_processing)::bigint as fee_processing,
@@ -25,7 +25,7 @@ const SUMS = `sum(p.amount)::bigint as sale, sum(p.fees_processing)::bigint as f
  * computed business date instead keeps the scan to one process, because the planner cannot tell how few dates
  * there are.
  */
-async function listChunks(
+export async function listChunks(
   db: Queryable,
   from: Date | null,
   to: Date,
@@ -61,12 +61,11 @@ type SalesRow = Omit<MovementRow, 'kind' | 'amount' | 'reference'> & {
  */
 export async function listSales(
   db: Queryable,
+  chunks: Chunk[],
   from: Date | null,
   to: Date,
   timeZone: string,
-  granularity: Granularity,
 ): Promise<MovementRow[]> {
-  const chunks = await listChunks(db, from, to, timeZone, granularity);
   const branches = chunks.map(
     (_, index) =>
       `select ($1::text[])[${index + 1}] as day, p.account_type, p.account_id, p.currency, ${SUMS}
