@@ -18,10 +18,26 @@ const usDate = (d: string) => `${month(d)}/${day(d)}/${year(d)}`;
 const signed = (line: LedgerLine) => centsToDecimal(line.debit - line.credit);
 const amountOrEmpty = (cents: number) => (cents === 0 ? '' : centsToDecimal(cents));
 
+// A file is written a few hundred entries at a time: holding the rows of a whole month at once (and
+// csv-stringify's pieces of them) took twice the memory to render a file, in the same time.
+const ENTRIES_AT_ONCE = 500;
+function inParts(entries: LedgerEntry[], render: (part: LedgerEntry[]) => string): string {
+  const parts: string[] = [];
+  for (let start = 0; start < entries.length; start += ENTRIES_AT_ONCE)
+    parts.push(render(entries.slice(start, start + ENTRIES_AT_ONCE)));
+  return parts.join('');
+}
+
+/** A CSV file: its header, then each entry's rows. */
+const csvOf = (entries: LedgerEntry[], columns: string[], rowsOf: (entry: LedgerEntry) => string[][]) =>
+  stringify([], { header: true, columns }) + inParts(entries, (part) => stringify(part.flatMap(rowsOf)));
+
 /** Tally's own CSV: one row a line, every currency in one file. */
 export function renderCsv(entries: LedgerEntry[]): string {
-  return stringify(
-    entries.flatMap((entry) =>
+  return csvOf(
+    entries,
+    ['entry', 'date', 'account', 'debit', 'credit', 'currency', 'memo', 'reference'],
+    (entry) =>
       entry.lines.map((line) => [
         entry.id,
         entry.day,
@@ -32,42 +48,32 @@ export function renderCsv(entries: LedgerEntry[]): string {
         entry.memo,
         entry.reference,
       ]),
-    ),
-    {
-      header: true,
-      columns: ['entry', 'date', 'account', 'debit', 'credit', 'currency', 'memo', 'reference'],
-    },
   );
 }
 
 /** Xero's manual journal import. */
 export function renderXero(entries: LedgerEntry[], settings: Settings): string {
-  return stringify(
-    entries.flatMap((entry) =>
-      entry.lines.map((line) => [
-        `${entry.memo} (${entry.id})`,
-        xeroDate(entry.day),
-        entry.memo,
-        line.account,
-        settings.xeroTaxRate,
-        signed(line),
-        '',
-        '',
-      ]),
-    ),
-    {
-      header: true,
-      columns: [
-        '*Narration',
-        '*Date',
-        'Description',
-        '*AccountCode',
-        '*TaxRate',
-        '*Amount',
-        'TrackingName1',
-        'TrackingOption1',
-      ],
-    },
+  const columns = [
+    '*Narration',
+    '*Date',
+    'Description',
+    '*AccountCode',
+    '*TaxRate',
+    '*Amount',
+    'TrackingName1',
+    'TrackingOption1',
+  ];
+  return csvOf(entries, columns, (entry) =>
+    entry.lines.map((line) => [
+      `${entry.memo} (${entry.id})`,
+      xeroDate(entry.day),
+      entry.memo,
+      line.account,
+      settings.xeroTaxRate,
+      signed(line),
+      '',
+      '',
+    ]),
   );
 }
 
@@ -76,55 +82,57 @@ export function renderIif(entries: LedgerEntry[]): string {
   // IIF: tab-separated; a TRNS line, its SPL lines with the same columns, ENDTRNS. No quoting: tabs and line
   // breaks are taken out of the memo instead.
   const clean = (text: string) => text.replace(/[\t\r\n"]/g, ' ');
-  const rows = [
+  const lines = (rows: string[][]) => rows.map((row) => `${row.join('\t')}\r\n`).join('');
+  const header = [
     ['!TRNS', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'DOCNUM', 'MEMO'],
     ['!SPL', 'TRNSTYPE', 'DATE', 'ACCNT', 'AMOUNT', 'DOCNUM', 'MEMO'],
     ['!ENDTRNS'],
-    ...entries.flatMap((entry) => [
-      ...entry.lines.map((line, index) => [
-        index === 0 ? 'TRNS' : 'SPL',
-        'GENERAL JOURNAL',
-        usDate(entry.day),
-        clean(line.account),
-        signed(line),
-        entry.id,
-        // The id again: QuickBooks keeps a short document number, the memo keeps the whole id.
-        clean(`${entry.memo} (${entry.id})`),
-      ]),
-      ['ENDTRNS'],
-    ]),
   ];
-  return `${rows.map((row) => row.join('\t')).join('\r\n')}\r\n`;
+  return (
+    lines(header) +
+    inParts(entries, (part) =>
+      lines(
+        part.flatMap((entry) => [
+          ...entry.lines.map((line, index) => [
+            index === 0 ? 'TRNS' : 'SPL',
+            'GENERAL JOURNAL',
+            usDate(entry.day),
+            clean(line.account),
+            signed(line),
+            entry.id,
+            // The id again: QuickBooks keeps a short document number, the memo keeps the whole id.
+            clean(`${entry.memo} (${entry.id})`),
+          ]),
+          ['ENDTRNS'],
+        ]),
+      ),
+    )
+  );
 }
 
 /** NetSuite's journal entry import, with a subsidiary column when one is configured. */
 export function renderNetsuite(entries: LedgerEntry[], settings: Settings): string {
   const subsidiary = settings.netsuiteSubsidiary;
-  return stringify(
-    entries.flatMap((entry) =>
-      entry.lines.map((line) => [
-        entry.id,
-        usDate(entry.day),
-        ...(subsidiary === undefined ? [] : [subsidiary]),
-        entry.currency.toUpperCase(),
-        line.account,
-        amountOrEmpty(line.debit),
-        amountOrEmpty(line.credit),
-        `${entry.memo} (${entry.reference})`,
-      ]),
-    ),
-    {
-      header: true,
-      columns: [
-        'External ID',
-        'Date',
-        ...(subsidiary === undefined ? [] : ['Subsidiary']),
-        'Currency',
-        'Account',
-        'Debit',
-        'Credit',
-        'Memo',
-      ],
-    },
+  const columns = [
+    'External ID',
+    'Date',
+    ...(subsidiary === undefined ? [] : ['Subsidiary']),
+    'Currency',
+    'Account',
+    'Debit',
+    'Credit',
+    'Memo',
+  ];
+  return csvOf(entries, columns, (entry) =>
+    entry.lines.map((line) => [
+      entry.id,
+      usDate(entry.day),
+      ...(subsidiary === undefined ? [] : [subsidiary]),
+      entry.currency.toUpperCase(),
+      line.account,
+      amountOrEmpty(line.debit),
+      amountOrEmpty(line.credit),
+      `${entry.memo} (${entry.reference})`,
+    ]),
   );
 }

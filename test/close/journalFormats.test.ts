@@ -201,3 +201,52 @@ describe('netsuite journal import', () => {
     expect(rowsOf(text)[0]?.Subsidiary).toBe('Tally Inc');
   });
 });
+
+describe('a month of entries, more than each writer renders at once', () => {
+  // 1,201 entries: past two parts of the writers' 500, so a part's edges show in every format.
+  const many = buildJournalEntries(
+    PERIOD,
+    Array.from({ length: 1_201 }, (_, index) => ({
+      currency: 'usd',
+      day: `2026-10-${String((index % 31) + 1).padStart(2, '0')}`,
+      kind: 'payout' as const,
+      reference: `po_${String(index).padStart(4, '0')}`,
+      amount: 1_000 + index,
+    })),
+  );
+  const ids = many.map((entry) => entry.id);
+
+  it('writes every entry once, in order, under one header, in csv and netsuite', () => {
+    const csv = renderJournal('csv', many, SETTINGS);
+    expect(csv.match(/^entry,date,/gm)).toHaveLength(1);
+    const csvRows = rowsOf(csv);
+    expect(csvRows).toHaveLength(2 * many.length);
+    expect(csvRows.filter((_, index) => index % 2 === 0).map((row) => row.entry)).toEqual(ids);
+    const last = many[1_200];
+    expect(csvRows[2 * 1_200]).toMatchObject({
+      entry: last?.id,
+      debit: ((last?.lines[0].debit ?? 0) / 100).toFixed(2),
+    });
+
+    const netsuite = rowsOf(renderJournal('netsuite', many, SETTINGS));
+    expect(netsuite).toHaveLength(2 * many.length);
+    expect(netsuite.filter((_, index) => index % 2 === 1).map((row) => row['External ID'])).toEqual(ids);
+  });
+
+  it('writes every entry once, in order, under one header block, in IIF and in each Xero file', () => {
+    const iif = renderJournal('quickbooks', many, SETTINGS).split('\r\n').slice(0, -1);
+    expect(iif.filter((line) => line.startsWith('!'))).toHaveLength(3);
+    expect(iif.filter((line) => line === 'ENDTRNS')).toHaveLength(many.length);
+    expect(iif.filter((line) => line.startsWith('TRNS\t')).map((line) => line.split('\t')[5])).toEqual(ids);
+
+    const parts = xeroParts(many);
+    const narrations = parts.flatMap((part) => {
+      const text = renderJournal('xero', part, SETTINGS);
+      expect(text.match(/^\*Narration,/gm)).toHaveLength(1);
+      return rowsOf(text)
+        .filter((_, index) => index % 2 === 0)
+        .map((row) => row['*Narration']);
+    });
+    expect(narrations.map((narration) => narration?.slice(narration.lastIndexOf('(') + 1, -1))).toEqual(ids);
+  });
+});
