@@ -1,8 +1,10 @@
 // npm run bench:close [-- PAYMENTS]: a month of 1,000,000 payments (default) in America/New_York, with fees,
 // refunds and returned fees, ACH returns, disputes, payouts with lines and bank credits (bench/closeGenerate.ts),
-// generated in Postgres; then the month's close report (as GET /api/periods/:period builds it) and its journal
-// in all four formats. Prints the time and the process's peak RSS next to a same-run baseline: one grouped
-// scan of the month's payments. BENCH_EXPLAIN=1 also prints, on stderr, each query with its time and plan.
+// generated in Postgres; then, in interleaved rounds (BENCH_ROUNDS, default 3), a baseline (one grouped scan
+// of the month's payments) and the month's close report (as GET /api/periods/:period builds it) with its
+// journal in all four formats. Prints each round's times and ratio, the median ratio, and the process's peak
+// RSS while building. BENCH_EXPLAIN=1 also prints, on stderr, each query of the first round with its time and
+// plan.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,30 +28,76 @@ import { profileQueries } from './queryProfile.ts';
 useBigintParser();
 
 const PAYMENTS = countArgument('PAYMENTS', 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PERIOD = '2026-10';
 const TIME_ZONE = 'America/New_York';
 const SETTINGS = { accounts: {}, xeroTaxRate: 'Tax Exempt' };
 const log = createLogger('warn');
 const rss = sampleRss();
 
-/** Every file the journal route can answer for the period: csv and netsuite whole, xero and IIF per currency. */
+/**
+ * Every file the journal route can answer for the period: csv and netsuite whole, xero and IIF per currency.
+ * Each is counted and let go, as the route sends one and lets it go; the RSS is read after each.
+ */
 function renderEveryJournal(report: PeriodReport) {
-  const files: string[] = [];
+  const written = { entries: 0, files: 0, bytes: 0 };
+  const count = (file: string) => {
+    written.files += 1;
+    written.bytes += file.length;
+    rss.sample();
+  };
   const entries = buildJournalEntries(report.period, report.journal);
-  files.push(renderJournal('csv', entries, SETTINGS), renderJournal('netsuite', entries, SETTINGS));
+  written.entries = entries.length;
+  count(renderJournal('csv', entries, SETTINGS));
+  count(renderJournal('netsuite', entries, SETTINGS));
   for (const currency of new Set(report.journal.map((movement) => movement.currency))) {
     const ofCurrency = buildJournalEntries(
       report.period,
       report.journal.filter((movement) => movement.currency === currency),
     );
-    files.push(renderJournal('quickbooks', ofCurrency, SETTINGS));
-    for (const part of xeroParts(ofCurrency)) files.push(renderJournal('xero', part, SETTINGS));
+    count(renderJournal('quickbooks', ofCurrency, SETTINGS));
+    for (const part of xeroParts(ofCurrency)) count(renderJournal('xero', part, SETTINGS));
   }
-  return {
-    entries: entries.length,
-    files: files.length,
-    bytes: files.reduce((sum, file) => sum + file.length, 0),
-  };
+  return written;
+}
+
+type Round = { baseline: number; report: number; journal: number; peakRss: number };
+type Built = { built: PeriodReport; files: ReturnType<typeof renderEveryJournal> };
+
+const median = (values: number[]) => {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
+/** Each round's figures and ratio, then the median ratio (a ratio per round: the machine's speed drifts). */
+function printRounds(rounds: Round[], { built, files }: Built) {
+  const payouts = built.accounts.reduce((sum, account) => sum + account.payouts.created, 0);
+  const unexplained = built.accounts.reduce((sum, account) => sum + account.walk.unexplained, 0);
+  const ratios = rounds.map((round) => (round.report + round.journal) / round.baseline);
+  const lines = rounds.map(
+    (round, index) =>
+      `round ${index + 1}: baseline ${round.baseline.toFixed(2)} s, report (+CSV/HTML) ${round.report.toFixed(2)} s, ` +
+      `journal ${round.journal.toFixed(2)} s: ratio ${(ratios[index] ?? 0).toFixed(2)}, ` +
+      `peak RSS ${megabytes(round.peakRss)} MB\n`,
+  );
+  process.stdout.write(
+    `${PAYMENTS} payments in ${PERIOD} (${TIME_ZONE}); ${built.accounts.length} accounts, ` +
+      `payouts created ${payouts} cents, unexplained ${unexplained} cents; ` +
+      `journal: ${files.entries} entries, ${files.files} files, ${files.bytes} bytes\n` +
+      `load average (1, 5, 15 min): ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')}\n` +
+      lines.join('') +
+      `report and journal against the baseline, median over ${rounds.length} round${rounds.length === 1 ? '' : 's'}: ` +
+      `${median(ratios).toFixed(2)} (target ≤ 5×)\n` +
+      `peak RSS while building, over every round: ${megabytes(Math.max(...rounds.map((round) => round.peakRss)))} MB (target ≤ 300 MB)\n` +
+      `the process's peak RSS as the system counts it, generation included: ${megabytes(process.resourceUsage().maxRSS * 1024)} MB\n`,
+  );
 }
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-close-'));
@@ -71,41 +119,40 @@ try {
   );
   await loader.end();
 
-  const [, baselineSeconds] = await timed('baseline scan', () =>
-    pool.query(
-      `select account_type, account_id, currency, count(*), sum(amount) from payments
-        where created_at >= $1::timestamptz and created_at < $2::timestamptz group by 1, 2, 3`,
-      [from, to],
-    ),
-  );
-  rss.reset();
   const profile = process.env.BENCH_EXPLAIN === '1' ? profileQueries() : undefined;
-  const [report, reportSeconds] = await timed('close report', async () => {
-    const built = await withReportSnapshot(pool, (client) =>
-      buildPeriodReport(profile?.wrap(client) ?? client, PERIOD, TIME_ZONE, new Date(), null),
+  const rounds: Round[] = [];
+  let first: Built | undefined;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const [, baseline] = await timed(`round ${round}: baseline scan`, () =>
+      pool.query(
+        `select account_type, account_id, currency, count(*), sum(amount) from payments
+          where created_at >= $1::timestamptz and created_at < $2::timestamptz group by 1, 2, 3`,
+        [from, to],
+      ),
     );
-    return { built, bytes: renderPeriodCsv(built).length + renderPeriodHtml(built).length };
-  });
-  const [journal, journalSeconds] = await timed('journal, four formats', async () =>
-    renderEveryJournal(report.built),
-  );
+    rss.reset();
+    const wrap = round === 1 ? profile?.wrap : undefined;
+    const [built, report] = await timed(`round ${round}: close report`, async () => {
+      const period = await withReportSnapshot(pool, (client) =>
+        buildPeriodReport(wrap?.(client) ?? client, PERIOD, TIME_ZONE, new Date(), null),
+      );
+      rss.sample();
+      renderPeriodCsv(period);
+      rss.sample();
+      renderPeriodHtml(period);
+      rss.sample();
+      return period;
+    });
+    const [files, journal] = await timed(`round ${round}: journal, four formats`, async () =>
+      renderEveryJournal(built),
+    );
+    rounds.push({ baseline, report, journal, peakRss: rss.peak() });
+    first ??= { built, files };
+  }
   rss.stop();
-  const totalSeconds = reportSeconds + journalSeconds;
-  const payouts = report.built.accounts.reduce((sum, account) => sum + account.payouts.created, 0);
-  const unexplained = report.built.accounts.reduce((sum, account) => sum + account.walk.unexplained, 0);
-  process.stdout.write(
-    `${PAYMENTS} payments in ${PERIOD} (${TIME_ZONE}); ${report.built.accounts.length} accounts, ` +
-      `payouts created ${payouts} cents, unexplained ${unexplained} cents; ` +
-      `journal: ${journal.entries} entries, ${journal.files} files, ${journal.bytes} bytes\n` +
-      `load average (1, 5, 15 min): ${loadavg()
-        .map((load) => load.toFixed(2))
-        .join(', ')}\n` +
-      `baseline grouped scan:       ${baselineSeconds.toFixed(2)} s\n` +
-      `close report (+CSV/HTML):    ${reportSeconds.toFixed(2)} s\n` +
-      `journal (4 formats):         ${journalSeconds.toFixed(2)} s\n` +
-      `report and journal:          ${totalSeconds.toFixed(2)} s (ratio to baseline ${(totalSeconds / baselineSeconds).toFixed(2)}; target ≤ 5×)\n` +
-      `peak RSS while building:     ${(rss.peak() / 1024 / 1024).toFixed(0)} MB (target ≤ 300 MB)\n`,
-  );
+  if (!first)
+    throw new Error(`BENCH_ROUNDS must be a positive whole number, not ${process.env.BENCH_ROUNDS}`);
+  printRounds(rounds, first);
   if (profile) await withReportSnapshot(pool, (client) => profile.explain(client));
   await endPool(pool);
 } finally {

@@ -7,14 +7,22 @@ export async function timed<T>(label: string, work: () => Promise<T>): Promise<[
   return [result, seconds];
 }
 
-/** Samples the process's RSS every 20 ms: `peak()` since start or the last `reset()`, in bytes. */
+/**
+ * Samples the process's RSS every 20 ms: `peak()` since start or the last `reset()`, in bytes. The timer cannot
+ * fire during synchronous work (rendering a file): `sample()` after it, and `peak()` itself, read it then.
+ */
 export function sampleRss() {
   let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
+  const sample = () => {
     peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
+  };
+  const sampler = setInterval(sample, 20);
   return {
-    peak: () => peak,
+    sample,
+    peak: () => {
+      sample();
+      return peak;
+    },
     reset: () => {
       peak = process.memoryUsage().rss;
     },

@@ -26,10 +26,11 @@ describe('benchmarks, run small', () => {
     {
       name: 'bench:close',
       args: ['bench/close.ts', '2000'],
-      env: {},
+      env: { BENCH_ROUNDS: '2' },
       shows: [
         /^2000 payments in 2026-10 \(America\/New_York\); 400 accounts, .* unexplained 100 cents; journal: \d+ entries/m,
-        /^report and journal: +[\d.]+ s \(ratio to baseline/m,
+        /^round 2: baseline [\d.]+ s, report \(\+CSV\/HTML\) [\d.]+ s, journal [\d.]+ s: ratio [\d.]+, peak RSS \d+ MB$/m,
+        /^report and journal against the baseline, median over 2 rounds: [\d.]+ \(target ≤ 5×\)$/m,
       ],
     },
     {
