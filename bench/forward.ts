@@ -28,7 +28,7 @@ import { createQueues } from '../src/queue/job.ts';
 import { startForwarding } from '../src/subscriptions/forwardChanges.ts';
 import { createSubscription } from '../src/subscriptions/manageSubscriptions.ts';
 import { appendChanges, percentile, startFastReceiver, storeDeliveries } from './forwardLoad.ts';
-import { countArgument, endPool, untilProjected } from './measure.ts';
+import { countArgument, endPool, roundsSetting, untilProjected } from './measure.ts';
 import {
   STATEMENT_STATISTICS_SETTINGS,
   startStatementProfile,
@@ -37,7 +37,7 @@ import {
 
 useBigintParser();
 const N = countArgument('N', 20_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = roundsSetting(4);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
 const log = createLogger('warn');

@@ -29,7 +29,7 @@ import {
   TOPOLOGIES,
 } from './ingestTopology.ts';
 import { ensureWrk, writeSignedRequests } from './ingestWrk.ts';
-import { countArgument, endPool } from './measure.ts';
+import { countArgument, endPool, roundsSetting } from './measure.ts';
 import {
   profileStatements,
   STATEMENT_STATISTICS_SETTINGS,
@@ -39,7 +39,7 @@ import {
 useBigintParser();
 
 const SECONDS = countArgument('SECONDS', 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = roundsSetting(3);
 const FIXED_RATE = Number(process.env.BENCH_FIXED_RATE ?? 1000);
 const CONNECTIONS = 32;
 // Targets of each shape against the naive handler, and of the time until every payment is reconciled.

@@ -56,7 +56,15 @@ export async function untilProjected(
 
 /** The bench's one optional argument, a positive whole number; anything else stops the bench, naming it. */
 export function countArgument(name: string, fallback: number): number {
-  const given = process.argv[2];
+  return positiveWholeNumber(name, process.argv[2], fallback);
+}
+
+/** How many interleaved rounds to run: BENCH_ROUNDS, a positive whole number, checked as countArgument is. */
+export function roundsSetting(fallback: number): number {
+  return positiveWholeNumber('BENCH_ROUNDS', process.env.BENCH_ROUNDS, fallback);
+}
+
+function positiveWholeNumber(name: string, given: string | undefined, fallback: number): number {
   if (given === undefined) return fallback;
   const value = Number(given);
   if (!Number.isInteger(value) || value < 1) {

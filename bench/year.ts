@@ -39,7 +39,7 @@ import {
   WEB_AND_WORKER,
 } from './ingestTopology.ts';
 import { ensureWrk, writeSignedRequests } from './ingestWrk.ts';
-import { countArgument, endPool } from './measure.ts';
+import { countArgument, endPool, roundsSetting } from './measure.ts';
 import {
   describeSize,
   eventsSize,
@@ -58,7 +58,7 @@ import { explainDailyReports } from './yearReport.ts';
 useBigintParser();
 
 const DELIVERIES = countArgument('DELIVERIES', 10_000_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = roundsSetting(3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const FIXED_RATE = Number(process.env.BENCH_FIXED_RATE ?? 1000);
 const SWEEP_PAYMENTS = Number(process.env.BENCH_SWEEP_PAYMENTS ?? 2000);

@@ -131,4 +131,13 @@ describe('benchmarks, run small', () => {
       stderr: 'N must be a positive whole number, not "abc"',
     });
   });
+
+  it('BENCH_ROUNDS that is not a positive whole number stops a bench at once with exit 2, naming it', async () => {
+    const { code, stdout, stderr } = await runScript(['bench/close.ts', '10'], { BENCH_ROUNDS: '0' });
+    expect({ code, stdout, stderr: stderr.trim() }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'BENCH_ROUNDS must be a positive whole number, not "0"',
+    });
+  });
 });
