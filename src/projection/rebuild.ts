@@ -4,6 +4,7 @@ import type { Boss } from '../queue/boss.ts';
 import { enqueueReconciliations } from '../queue/enqueueReconciliations.ts';
 import { listUnreconciledPaymentsAfter } from '../reconciliation/stateQueries.ts';
 import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
+import { listPayoutIdsAfter } from './payouts/payoutReadQueries.ts';
 
 // What a rebuild (`tally reprocess --all`) needs beyond projecting each delivery: the workers kept out of
 // the way (src/db/rebuildLock.ts), and one judgement of every object once it is rebuilt whole.
@@ -66,14 +67,6 @@ export async function takeRebuildLock(
 
 const PAGE = 5000;
 
-async function payoutIdsAfter(db: Queryable, afterId: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `select id from payouts where id > $1 order by id limit $2::int`,
-    [afterId, limit],
-  );
-  return rows.map((row) => row.id);
-}
-
 type IdsAfter = (db: Queryable, afterId: string, limit: number) => Promise<string[]>;
 
 /** Calls `each` with every id `idsAfter` lists, a page at a time, in id order. Returns how many there were. */
@@ -102,7 +95,7 @@ export async function judgeEverythingRebuilt(
       await enqueueReconciliations({ boss, client }, ids);
     }),
   );
-  const payouts = await forEachPage(pool, payoutIdsAfter, (ids) =>
+  const payouts = await forEachPage(pool, listPayoutIdsAfter, (ids) =>
     withTransaction(pool, async (client) => {
       await enqueueLineSyncs({ boss, client }, ids);
       await enqueuePayoutReconciliations({ boss, client }, ids, []);

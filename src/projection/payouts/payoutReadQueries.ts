@@ -235,3 +235,12 @@ export async function listPayoutLinesOfPayment(db: Queryable, paymentId: string)
   );
   return rows;
 }
+
+/** Payout ids in id order after `afterId`, at most `limit`: a page of every payout, for a rebuild to judge. */
+export async function listPayoutIdsAfter(db: Queryable, afterId: string, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from payouts where id > $1 order by id limit $2::int`,
+    [afterId, limit],
+  );
+  return rows.map((row) => row.id);
+}
