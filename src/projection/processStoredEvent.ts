@@ -36,16 +36,19 @@ export type ProcessingContext = {
 // What a projection sets going after it: the jobs it queues.
 type FollowUps = Pick<ProcessingContext, 'boss' | 'judgeAtEnd'>;
 
-// Reconciliation follows every projection change, enqueued in the same transaction so none is lost: one
-// reconcile-payments job for the batch's payments. The change is also counted on each payment, so a
-// reconciliation lost after all is found by reconcile-stale, and an older run never records over a newer one.
-async function queueReconciliations(
+// Judgement follows every projection change, queued in the same transaction so none is lost: one
+// reconcile-payments job for the batch's payments, and the payouts' line syncs and reconciliations. The change
+// is also counted on each payment (finishProcessing, rebuild or not), so a reconciliation lost after all is
+// found by reconcile-stale, and an older run never records over a newer one.
+async function queueJudgements(
   client: PoolClient,
-  { boss, judgeAtEnd }: FollowUps,
-  paymentIds: string[],
+  boss: Boss,
+  rows: { deliveredPayoutIds: string[] },
+  { paymentIds, payoutIds }: { paymentIds: string[]; payoutIds: string[] },
 ): Promise<void> {
-  await markPaymentsProjected(client, paymentIds);
-  if (!judgeAtEnd) await enqueueReconciliations({ boss, client }, paymentIds);
+  await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
+  await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
+  await enqueueReconciliations({ boss, client }, paymentIds);
 }
 
 // Counted in the same transaction as the projection, so a retried batch never counts twice.
@@ -63,16 +66,11 @@ const deliveredObjectIds = (events: EventToProcess[]) =>
   );
 
 /** Everything that commits with the projections of a batch, in a fixed handful of statements. */
-async function finishProcessing(
-  client: PoolClient,
-  followUps: FollowUps,
-  events: EventToProcess[],
-  paymentIds: string[],
-) {
+async function finishProcessing(client: PoolClient, events: EventToProcess[], paymentIds: string[]) {
   await countUnknownValues(client, unknownValuesIn(events));
   await resolveDeliveredMissedEvents(client, deliveredObjectIds(events), new Date());
   await markEventsProcessed(client, events);
-  await queueReconciliations(client, followUps, paymentIds);
+  await markPaymentsProjected(client, paymentIds);
 }
 
 const needsProcessing = (event: EventToProcess) =>
@@ -103,13 +101,9 @@ async function projectEvents(
   events: EventToProcess[],
 ): Promise<void> {
   const rows = rowsOfBatch(events.map(toProject));
-  const { paymentIds, payoutIds } = await projectBatch(client, rows);
-  if (!followUps.judgeAtEnd) {
-    const { boss } = followUps;
-    await enqueueLineSyncs({ boss, client }, rows.deliveredPayoutIds);
-    await enqueuePayoutReconciliations({ boss, client }, payoutIds, paymentIds);
-  }
-  await finishProcessing(client, followUps, events, paymentIds);
+  const projected = await projectBatch(client, rows);
+  await finishProcessing(client, events, projected.paymentIds);
+  if (!followUps.judgeAtEnd) await queueJudgements(client, followUps.boss, rows, projected);
 }
 
 /**
