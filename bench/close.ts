@@ -20,6 +20,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createPool, useBigintParser } from '../src/db/pool.ts';
 import { createLogger } from '../src/logger.ts';
 import { release } from '../src/processes/release.ts';
+import { foldMovementDays } from '../src/projection/foldMovementDays.ts';
 import { withReportSnapshot } from '../src/reports/withReportSnapshot.ts';
 import { generateMonth } from './closeGenerate.ts';
 import { countArgument, endPool, roundsSetting, sampleRss, timed } from './measure.ts';
@@ -104,7 +105,7 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'tally-bench-close-'));
 await import('node:fs/promises').then((fs) => fs.chmod(dataDir, 0o777));
 const database = await startEmbeddedPostgres(dataDir, log);
 try {
-  await release(database.connectionString, log);
+  await release(database.connectionString, log, { businessTimeZone: TIME_ZONE });
   const pool = createPool(database.connectionString, log, 4);
   const { from, to } = periodBounds(PERIOD, TIME_ZONE);
   // Generating millions of rows takes longer than the application pool's statement timeout.
@@ -114,6 +115,8 @@ try {
     `generate a month of ${PAYMENTS} payments and its refunds, disputes, payouts and bank`,
     async () => {
       await generateMonth(loader, PAYMENTS, { period: PERIOD, from, to, timeZone: TIME_ZONE });
+      // The days the triggers kept as the month was written, folded as the worker folds them after each batch.
+      await foldMovementDays(loader);
       await loader.query('vacuum analyze');
     },
   );

@@ -78,7 +78,7 @@ export async function releaseUnderLoad(
       })();
       const startedAt = Date.now();
       let endedAt = Number.POSITIVE_INFINITY;
-      const released = release(connectionString, log, migrationsDir)
+      const released = release(connectionString, log, { migrationsDir })
         .then(() => {
           endedAt = Date.now();
         })

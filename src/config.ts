@@ -88,7 +88,7 @@ export const configSchema = z.object({
   }),
   BUSINESS_TIME_ZONE: timeZoneName('UTC').meta({
     description:
-      'The time zone whose calendar days the daily report, periods and journals count, and in which their schedules run. Days of 23 or 25 hours (daylight saving) are counted exactly.',
+      'The time zone whose calendar days the daily report, periods and journals count, and in which their schedules run. Days of 23 or 25 hours (daylight saving) are counted exactly. After changing it, run `release` (`npm run migrate`; `npm start` does) so the close’s kept daily sums follow: until then the close reads the rows, with the same result, more slowly.',
   }),
   SCHEDULE_DAILY_REPORT: cronExpression('15 0 * * *', 'BUSINESS_TIME_ZONE').meta({
     description:

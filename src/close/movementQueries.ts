@@ -1,7 +1,9 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow, REFUNDS_WITH_KEY } from './movementRules.ts';
-import { type Chunk, type Granularity, listChunks, listLeftOutSales, listSales } from './salesQueries.ts';
+import { listKeptDays } from './keptDayQueries.ts';
+import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow } from './movementRules.ts';
+import { listLeftOutRefunds, listRefundSums } from './refundSumQueries.ts';
+import { type Granularity, listChunks, listLeftOutSales, listSales } from './salesQueries.ts';
 
 // An ACH return or a dispute is contained when a synced payout has any line of its payment.
 const DISPUTE_PAID = `l.source_payment_id = d.payment_id`;
@@ -21,11 +23,10 @@ export async function listMovements(
   timeZone: string,
   granularity: Granularity = 'day',
 ): Promise<MovementRow[]> {
-  const chunks = await listChunks(db, from, to, timeZone, granularity);
   const parts = [
-    await listSales(db, chunks, from, to, timeZone),
+    await listSalesAndRefunds(db, from, to, timeZone, granularity),
     await listLeftOutSales(db, from, to, timeZone),
-    await listRefunds(db, chunks, from, to, timeZone),
+    await listLeftOutRefunds(db, from, to, timeZone),
     await listOtherMovements(db, from, to, timeZone),
   ];
   const dayOf = granularity === 'day' ? (day: string) => day : (day: string) => `${day.slice(0, 7)}-01`;
@@ -45,6 +46,48 @@ export async function listMovements(
   return [...[...daily.values()].filter((row) => row.amount !== 0), ...payouts].sort(byKeyDayKindReference);
 }
 
+/**
+ * Sales, their fees, refunds and returned fees, before the payout-listing rule takes its part off: from the
+ * days kept as money moves for the whole business days of the range (listKeptDays), and from the rows for its
+ * edges (an instant such as now), for the refunds without an account key yet, and for the whole range when the
+ * days are not kept in `timeZone`.
+ */
+export async function listSalesAndRefunds(
+  db: Queryable,
+  from: Date | null,
+  to: Date,
+  timeZone: string,
+  granularity: Granularity,
+): Promise<MovementRow[]> {
+  const kept = await listKeptDays(db, from, to, timeZone);
+  if (kept === null) return listFromRows(db, from, to, timeZone, granularity);
+  const { start, end } = kept;
+  return [
+    ...kept.rows,
+    // Few: dated by conversion.
+    ...(await listRefundSums(db, [], start, end, timeZone, 'keyless')),
+    ...(from !== null && start !== null && from < start
+      ? await listFromRows(db, from, start, timeZone, granularity)
+      : []),
+    ...(end < to ? await listFromRows(db, end, to, timeZone, granularity) : []),
+  ];
+}
+
+/** The sales and refunds between two instants, from the rows. */
+export async function listFromRows(
+  db: Queryable,
+  from: Date | null,
+  to: Date,
+  timeZone: string,
+  granularity: Granularity,
+): Promise<MovementRow[]> {
+  const chunks = await listChunks(db, from, to, timeZone, granularity);
+  return [
+    ...(await listSales(db, chunks, from, to, timeZone)),
+    ...(await listRefundSums(db, chunks, from, to, timeZone, 'all')),
+  ];
+}
+
 // The order a report lists movements in: account key, day, kind, then payouts by id after the day's sums.
 const ORDER = ['account_type', 'account_id', 'currency', 'day', 'kind'] as const;
 function byKeyDayKindReference(a: MovementRow, b: MovementRow): number {
@@ -52,67 +95,6 @@ function byKeyDayKindReference(a: MovementRow, b: MovementRow): number {
   if (a.reference === b.reference) return 0;
   if (a.reference === null || b.reference === null) return a.reference === null ? 1 : -1;
   return a.reference < b.reference ? -1 : 1;
-}
-
-/**
- * Refunds on the refund's creation (its first snapshot when the provider gave none) and the fees they returned,
- * summed per account key, chunk (listChunks) and kind; less those the payout-listing rule leaves out (COUNTED),
- * found in a query apart so the month's join stays parallel.
- */
-async function listRefunds(
-  db: Queryable,
-  chunks: Chunk[],
-  from: Date | null,
-  to: Date,
-  timeZone: string,
-): Promise<MovementRow[]> {
-  const values = [
-    from ?? '-infinity',
-    to,
-    timeZone,
-    chunks.map(({ day }) => day),
-    chunks.map(({ start }) => start),
-  ];
-  const { rows } = await db.query<MovementRow>(refundSums({ refunds: '', items: '' }, 1), values);
-  // Only refunds older than some account's listing start can be left out: those are read by index.
-  const leftOut = await db.query<MovementRow>(
-    refundSums(
-      {
-        refunds: `and coalesce(r.created_at, r.updated_at)
-                        < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)`,
-        items: `where not ${COUNTED('i.account_id', 'i.at', `l.source_id = i.refund_id and l.kind = 'refund'`)}`,
-      },
-      -1,
-    ),
-    values,
-  );
-  return [...rows, ...leftOut.rows].map((row) => ({ ...row, amount: Number(row.amount) }));
-}
-
-/**
- * The refunds between $1 and $2 that meet `where.refunds`, and the fees they returned, as items `i` (account key,
- * refund_id, at, day, kind, amount) that meet `where.items`, summed times `sign`: each refund with the account key
- * it carries (REFUNDS_WITH_KEY), so no payment is read but those of the few refunds without one.
- */
-function refundSums(where: { refunds: string; items: string }, sign: 1 | -1) {
-  const refunded = `${REFUNDS_WITH_KEY} r
-     where r.status in ${SUCCEEDED_REFUND} ${where.refunds}
-       and (r.created_at >= $1::timestamptz and r.created_at < $2::timestamptz
-            or r.created_at is null and r.updated_at >= $1::timestamptz and r.updated_at < $2::timestamptz)`;
-  // The chunk found by a binary search of the chunks' starts ($5) costs a fraction of converting each refund's
-  // instant to its zone's date; one before the first chunk (older than every payment) is dated by conversion.
-  const at = 'coalesce(r.created_at, r.updated_at)';
-  const item = `r.account_type, r.account_id, r.currency, r.id as refund_id, ${at} as at,
-                coalesce(($4::text[])[width_bucket(${at}, $5::timestamptz[])], (${at} at time zone $3::text)::date::text)
-                  as day`;
-  return `select account_type, account_id, currency, day, kind, null::text as reference,
-                 ${sign} * sum(amount)::bigint as amount
-            from (select ${item}, 'refund' as kind, r.amount from ${refunded}
-                  union all
-                  select ${item}, 'fee_returned_' || ${FEE_KIND('f.type')}, f.returned_amount
-                    from returned_fees f cross join ${refunded} and r.id = f.refund_id and f.returned_amount <> 0) i
-           ${where.items}
-           group by 1, 2, 3, 4, 5`;
 }
 
 /**

@@ -54,10 +54,10 @@ type SalesRow = Omit<MovementRow, 'kind' | 'amount' | 'reference'> & {
 };
 
 /**
- * Sales and their fees per account key and chunk (listChunks): captured at creation on the creation's day;
- * manual captures on the day they succeeded, counted by the payout-listing rule (COUNTED; captures at creation
- * go through it in listLeftOutSales). Days of manual captures come from their instant; the caller dates them
- * by the chunk they fall in.
+ * Sales and their fees per account key and chunk (listChunks), from the rows: captured at creation on the
+ * creation's day; manual captures on the day they succeeded. Days of manual captures come from their instant;
+ * the caller dates them by the chunk they fall in. Those the payout-listing rule leaves out (COUNTED) are taken
+ * off by listLeftOutSales.
  */
 export async function listSales(
   db: Queryable,
@@ -82,7 +82,6 @@ export async function listSales(
           chunks.map(({ start }) => start),
           chunks.map(({ end }) => end),
         ]);
-  // A query apart: the payout-listing rule's lookups would keep the chunks' scans to one process.
   const manual = await db.query<SalesRow>(
     `select ((${MANUAL_SUCCEEDED_AT}) at time zone $3::text)::date::text as day, p.account_type, p.account_id,
             p.currency, ${SUMS}
@@ -90,7 +89,6 @@ export async function listSales(
       where p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and p.created_at < $2::timestamptz
         and ${SUCCEEDED_PAYMENT} and ${MANUAL_CAPTURE}
         and ${MANUAL_SUCCEEDED_AT} >= $1::timestamptz and ${MANUAL_SUCCEEDED_AT} < $2::timestamptz
-        and ${COUNTED('p.account_id', MANUAL_SUCCEEDED_AT, PAYMENT_CREDITED)}
       group by 1, 2, 3, 4`,
     [from ?? '-infinity', to, timeZone],
   );
@@ -108,9 +106,10 @@ export async function listSales(
 }
 
 /**
- * The sales (and their fees) captured at creation that the payout-listing rule leaves out (COUNTED), as negative
- * daily sums to take off listSales' own: only payments older than some account's listing start are read here,
- * by index.
+ * The sales (and their fees) that the payout-listing rule leaves out (COUNTED), as negative daily sums to take
+ * off the kept or computed ones: only payments older than some account's listing start are read here, by
+ * index (a payment succeeds no earlier than it is created, so a manual capture counted before that start was
+ * created before it too, and within its authorization's CAPTURE_WINDOW).
  */
 export async function listLeftOutSales(
   db: Queryable,
@@ -118,16 +117,16 @@ export async function listLeftOutSales(
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
+  const at = `case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end`;
   const { rows } = await db.query<MovementRow>(
     `select account_type, account_id, currency, day::text, v.kind, null::text as reference, -v.amount as amount
-       from (select p.account_type, p.account_id, p.currency, (p.created_at at time zone $3::text)::date as day,
+       from (select p.account_type, p.account_id, p.currency, (${at} at time zone $3::text)::date as day,
                     sum(p.amount)::bigint as sale, sum(p.fees_processing)::bigint as fee_processing,
                     sum(p.fees_platform)::bigint as fee_platform, sum(p.fees_other)::bigint as fee_other
                from payments p
-              where p.created_at >= $1::timestamptz and p.created_at < $2::timestamptz and ${SUCCEEDED_PAYMENT}
-                and (${MANUAL_CAPTURE}) is not true
-                and p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
-                and not ${COUNTED('p.account_id', 'p.created_at', PAYMENT_CREDITED)}
+              where p.created_at < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)
+                and p.created_at >= $1::timestamptz - ${CAPTURE_WINDOW} and ${at} >= $1::timestamptz and ${at} < $2::timestamptz and ${SUCCEEDED_PAYMENT}
+                and not ${COUNTED('p.account_id', at, PAYMENT_CREDITED)}
               group by 1, 2, 3, 4) left_out,
             lateral (values ('sale', sale), ('fee_processing', fee_processing), ('fee_platform', fee_platform),
                             ('fee_other', fee_other)) as v(kind, amount)

@@ -41,10 +41,12 @@ async function main() {
     await database.stop();
   };
   // A refused migration (the embedded database was migrated by a newer checkout) must not leave Postgres running.
-  await release(connectionString, log).catch(async (err: unknown) => {
-    await stopDatabase().catch((stopErr: unknown) => log.error(stopErr, 'embedded postgres did not stop'));
-    throw err;
-  });
+  await release(connectionString, log, { businessTimeZone: config.BUSINESS_TIME_ZONE }).catch(
+    async (err: unknown) => {
+      await stopDatabase().catch((stopErr: unknown) => log.error(stopErr, 'embedded postgres did not stop'));
+      throw err;
+    },
+  );
   const runtime = await openRuntime(config, log, connectionString);
   const stopWeb = await startWeb(runtime);
   // The token itself never reaches a log line: the file holds it.

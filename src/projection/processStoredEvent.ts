@@ -18,6 +18,7 @@ import {
   markEventFailed,
   markEventsProcessed,
 } from './eventQueries.ts';
+import { foldMovementDays } from './foldMovementDays.ts';
 import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
 import { projectBatch } from './projectBatch.ts';
 import { unknownValuesOf } from './unknownValues.ts';
@@ -179,7 +180,8 @@ async function projectLocked(
 }
 
 /**
- * Claims the oldest deliveries waiting to be projected (up to `limit`) and projects them in one transaction.
+ * Claims the oldest deliveries waiting to be projected (up to `limit`) and projects them in one transaction,
+ * then folds the kept days (foldMovementDays).
  * Returns how many were claimed and which failed; the worker's loop (processingLoop.ts) calls it.
  */
 export async function processNextEvents(
@@ -187,24 +189,27 @@ export async function processNextEvents(
   limit: number,
   budgetMs = BATCH_BUDGET_MS,
 ): Promise<{ claimed: number; failures: Map<number, unknown> }> {
-  return withTransaction(pool, async (client) => {
+  const projected = await withTransaction(pool, async (client) => {
     const claimed = await claimEventsToProcess(client, limit);
     const failures = await traceWorkerBatch(claimed, () =>
       projectLocked(client, { boss }, claimed, budgetMs),
     );
     return { claimed: claimed.length, failures };
   });
+  if (projected.claimed > 0) await foldMovementDays(pool);
+  return projected;
 }
 
 /**
  * Projects these stored deliveries (those not processed yet) in one transaction, without a time budget: a
- * person asked (`tally reprocess`), and no loop waits behind them. Returns the failures.
+ * person asked (`tally reprocess`), and no loop waits behind them; then folds the kept days. Returns the
+ * failures.
  */
 export async function processStoredEvents(
   { pool, boss, judgeAtEnd }: ProcessingContext,
   ids: number[],
 ): Promise<Map<number, unknown>> {
-  return withTransaction(pool, async (client) =>
+  const failures = await withTransaction(pool, async (client) =>
     projectLocked(
       client,
       { boss, judgeAtEnd },
@@ -212,6 +217,8 @@ export async function processStoredEvents(
       Number.POSITIVE_INFINITY,
     ),
   );
+  await foldMovementDays(pool);
+  return failures;
 }
 
 /** Projects one stored delivery; if it cannot be, it is marked failed and the error is thrown. */

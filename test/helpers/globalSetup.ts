@@ -54,7 +54,10 @@ export default async function setup(project: TestProject) {
   }
   await admin.query(`create database ${TEMPLATE_DATABASE}`);
   await admin.end();
-  await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log);
+  // The close's days kept in UTC, the default BUSINESS_TIME_ZONE: a test in another zone reads the rows.
+  await release(database.connectionString.replace(/\/postgres$/, `/${TEMPLATE_DATABASE}`), log, {
+    businessTimeZone: 'UTC',
+  });
   const serverUrl = database.connectionString.replace(/\/postgres$/, '');
   // pg reads a host that is a path (percent-encoded in the URL) as the directory of the server's socket.
   project.provide(
