@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildPeriodReport } from '../../src/close/buildPeriodReport.ts';
 import { keepMovementDaysIn } from '../../src/close/keepMovementDays.ts';
 import { listKeptDays } from '../../src/close/keptDayQueries.ts';
-import { listFromRows, listSalesAndRefunds } from '../../src/close/movementQueries.ts';
+import { listFromRows, listMovements, listSalesAndRefunds } from '../../src/close/movementQueries.ts';
 import type { MovementRow } from '../../src/close/movementRules.ts';
 import { createLogger } from '../../src/logger.ts';
 import { foldMovementDays } from '../../src/projection/foldMovementDays.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { insertPayments, insertPayoutLines, insertPayouts } from '../payouts/payoutRows.ts';
 import {
   type Activity,
   activityArbitrary,
@@ -188,6 +190,58 @@ describe('the kept days of sales and refunds', () => {
     expect(await pool.query('select time_zone, complete from movement_days_zone')).toMatchObject({
       rows: [{ time_zone: 'Asia/Kathmandu', complete: true }],
     });
+  });
+
+  it('give the close report, journal included, that the rows give', async () => {
+    await pool.query('update movement_days_zone set time_zone = null, complete = false');
+    await insertActivity(pool, sampleActivity(13));
+    for (const change of fc.sample(changeArbitrary, { numRuns: 20, seed: 17 }))
+      await applyChange(pool, change);
+    const generatedAt = new Date('2026-12-05T00:00:00Z');
+    const reports = () =>
+      Promise.all(
+        ['2026-10', '2026-11'].map((period) =>
+          buildPeriodReport(pool, period, 'America/New_York', generatedAt, null),
+        ),
+      );
+    const fromRows = await reports();
+    expect(fromRows.flatMap((report) => report.journal).length).toBeGreaterThan(0);
+    await keepDaysIn('America/New_York');
+    expect(await reports()).toEqual(fromRows);
+  });
+
+  it('leave a manual capture that succeeded before its account’s listing start out, until a listed payout has it', async () => {
+    await keepDaysIn('UTC');
+    await pool.query(`insert into payout_sync_accounts (account_id, synced_at, listed_from)
+                      values ('acc_9', now(), '2026-11-01T12:00:00Z')`);
+    const manual = { account_id: 'acc_9', capture_strategy: 'manual', created_at: '2026-10-31T10:00:00Z' };
+    await insertPayments(pool, [
+      { ...manual, id: 'py_manual_before', amount: 700, succeeded_at: '2026-11-01T08:00:00Z' },
+      { ...manual, id: 'py_manual_after', amount: 900, succeeded_at: '2026-11-01T13:00:00Z' },
+    ]);
+    const sales = async () =>
+      (await listMovements(pool, new Date('2026-11-01T00:00:00Z'), new Date('2026-11-02T00:00:00Z'), 'UTC'))
+        .filter((row) => row.account_id === 'acc_9' && row.kind === 'sale')
+        .map(({ day, amount }) => ({ day, amount }));
+    expect(await sales()).toEqual([{ day: '2026-11-01', amount: 900 }]);
+    await insertPayouts(pool, [
+      { id: 'po_manual', account_id: 'acc_9', amount: 700, created_at: '2026-11-03T00:00:00Z' },
+    ]);
+    await insertPayoutLines(pool, [
+      {
+        id: 'bt_manual',
+        payout_id: 'po_manual',
+        account_id: 'acc_9',
+        txn_type: 'seller_payment',
+        kind: 'payment',
+        amount: 700,
+        source_id: 'py_manual_before',
+        source_type: 'payment',
+        source_payment_id: 'py_manual_before',
+      },
+    ]);
+    expect(await sales()).toEqual([{ day: '2026-11-01', amount: 1_600 }]);
+    await pool.query(`delete from payout_sync_accounts where account_id = 'acc_9'`);
   });
 
   it('are not read before release has counted the stored rows', async () => {
