@@ -15,6 +15,7 @@ const later = (at: Date | null, seconds: number) =>
 const PAYMENT_STATUSES = [
   'succeeded',
   'partially_refunded',
+  'fully_refunded',
   'refunded',
   'disputed',
   'failed',
