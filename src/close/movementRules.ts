@@ -51,15 +51,20 @@ export const ACCOUNT_TYPE_OF = (payout: string) =>
               where e.id = ${payout}.event_row_id and e.event_id not like 'api\\_%'),
             'unknown')`;
 
+// The refunds without an account key yet, with their payment's, found through the partial index of keyless
+// refunds (decision 0018). A refund whose payment Tally does not have belongs to no account.
+const KEYLESS_REFUNDS_BRANCH = `select r.id, r.payment_id, r.amount, r.status, r.created_at, r.updated_at, p.account_type,
+          p.account_id, p.currency
+     from refunds r join payments p on p.id = r.payment_id where r.account_id is null`;
+export const KEYLESS_REFUNDS = `(${KEYLESS_REFUNDS_BRANCH})`;
+
 // Refunds with their account key: the one each carries (copyRefundAccountKeys), or their payment's for the few
-// that have none yet, found through the partial index of keyless refunds (decision 0018). A refund whose payment
-// Tally does not have belongs to no account. Conditions on it reach both branches.
+// that have none yet (KEYLESS_REFUNDS). Conditions on it reach both branches.
 export const REFUNDS_WITH_KEY = `(select r.id, r.payment_id, r.amount, r.status, r.created_at, r.updated_at,
           r.account_type, r.account_id, r.currency
      from refunds r where r.account_id is not null
    union all
-   select r.id, r.payment_id, r.amount, r.status, r.created_at, r.updated_at, p.account_type, p.account_id, p.currency
-     from refunds r join payments p on p.id = r.payment_id where r.account_id is null)`;
+   ${KEYLESS_REFUNDS_BRANCH})`;
 
 export const FEE_KIND = (type: string) =>
   `case when ${type} = 'processing_fee' then 'processing' when ${type} = 'platform_fee' then 'platform' else 'other' end`;

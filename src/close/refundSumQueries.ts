@@ -1,13 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
-import { COUNTED, FEE_KIND, type MovementRow, REFUNDS_WITH_KEY } from './movementRules.ts';
+import { COUNTED, FEE_KIND, KEYLESS_REFUNDS, type MovementRow, REFUNDS_WITH_KEY } from './movementRules.ts';
 import type { Chunk } from './salesQueries.ts';
-
-// The refunds that carry no account key yet, with their payment's (REFUNDS_WITH_KEY's second branch alone): the
-// kept days leave them out, and the partial index of keyless refunds finds them.
-const KEYLESS_REFUNDS = `(select r.id, r.payment_id, r.amount, r.status, r.created_at, r.updated_at, p.account_type,
-          p.account_id, p.currency
-     from refunds r join payments p on p.id = r.payment_id where r.account_id is null)`;
 
 /**
  * Refunds on the refund's creation (its first snapshot when the provider gave none) and the fees they returned,
