@@ -119,11 +119,29 @@ export const BATCH_BUDGET_MS = 10_000;
 /** A projection that went over its budget: the delivery is failed for good, never retried automatically. */
 class OverBudgetError extends Error {}
 
+// A deadlock or a serialization failure is Postgres making this batch give way to another transaction, not a
+// fault of its deliveries: the attempt is made again at once, up to this many times in all.
+const ATTEMPTS_ON_CONFLICT = 3;
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+const isConflict = (err: unknown) => err instanceof Error && 'code' in err && CONFLICT_CODES.has(String(err.code));
+
 /**
- * Runs one projection attempt under a savepoint, rolled back if it throws or takes longer than `budgetMs`.
- * Returns null on success, else why it did not count.
+ * Runs a projection under a savepoint, rolled back if it throws or takes longer than `budgetMs`, and again
+ * when it lost to another transaction (ATTEMPTS_ON_CONFLICT). Returns null on success, else why it did not
+ * count.
  */
 async function projectUnderSavepoint(
+  client: PoolClient,
+  budgetMs: number,
+  project: () => Promise<void>,
+): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    const failure = await attemptUnderSavepoint(client, budgetMs, project);
+    if (failure === null || !isConflict(failure) || attempt === ATTEMPTS_ON_CONFLICT) return failure;
+  }
+}
+
+async function attemptUnderSavepoint(
   client: PoolClient,
   budgetMs: number,
   project: () => Promise<void>,
