@@ -123,7 +123,8 @@ class OverBudgetError extends Error {}
 // fault of its deliveries: the attempt is made again at once, up to this many times in all.
 const ATTEMPTS_ON_CONFLICT = 3;
 const CONFLICT_CODES = new Set(['40P01', '40001']);
-const isConflict = (err: unknown) => err instanceof Error && 'code' in err && CONFLICT_CODES.has(String(err.code));
+const isConflict = (err: unknown) =>
+  err instanceof Error && 'code' in err && CONFLICT_CODES.has(String(err.code));
 
 /**
  * Runs a projection under a savepoint, rolled back if it throws or takes longer than `budgetMs`, and again
