@@ -169,14 +169,18 @@ async function attemptUnderSavepoint(
  * them fails (validation or a statement), or the batch goes over its budget, it is rolled back to a savepoint
  * and each delivery is projected on its own, so one bad delivery never fails its neighbours; one that fails
  * alone is marked failed with the reason (retried later with back-off, unless it went over the budget). The
- * rows stay locked throughout, so no other worker projects them meanwhile. Returns the error of each
- * delivery that failed.
+ * rows stay locked throughout, so no other worker projects them meanwhile. A delivery that still loses to
+ * another transaction (ATTEMPTS_ON_CONFLICT) is no fault of its own: with `giveWay`, the error is thrown, so the
+ * whole transaction rolls back and releases what the deliveries before it locked (a lock the other transaction
+ * may be waiting for), and the worker's loop claims the deliveries again. Returns the error of each delivery
+ * that failed.
  */
 async function projectLocked(
   client: PoolClient,
   followUps: FollowUps,
   locked: EventToProcess[],
   budgetMs: number,
+  giveWay: boolean,
 ): Promise<Map<number, unknown>> {
   const events = locked.filter(needsProcessing);
   const failures = new Map<number, unknown>();
@@ -192,6 +196,7 @@ async function projectLocked(
         ? batchFailure
         : await projectUnderSavepoint(client, budgetMs, () => projectEvents(client, followUps, [event]));
     if (failure === null) continue;
+    if (giveWay && isConflict(failure)) throw failure;
     await markEventFailed(client, event, describe(failure), { retry: !(failure instanceof OverBudgetError) });
     failures.set(event.id, failure);
   }
@@ -200,8 +205,9 @@ async function projectLocked(
 
 /**
  * Claims the oldest deliveries waiting to be projected (up to `limit`) and projects them in one transaction,
- * then folds the kept days (foldMovementDays).
- * Returns how many were claimed and which failed; the worker's loop (processingLoop.ts) calls it.
+ * then folds the kept days (foldMovementDays). Returns how many were claimed and which failed; throws, with
+ * nothing marked, when a delivery keeps losing to another transaction. The worker's loop (processingLoop.ts)
+ * calls it, and tries again after an error.
  */
 export async function processNextEvents(
   { pool, boss }: ProcessingContext,
@@ -211,7 +217,7 @@ export async function processNextEvents(
   const projected = await withTransaction(pool, async (client) => {
     const claimed = await claimEventsToProcess(client, limit);
     const failures = await traceWorkerBatch(claimed, () =>
-      projectLocked(client, { boss }, claimed, budgetMs),
+      projectLocked(client, { boss }, claimed, budgetMs, true),
     );
     return { claimed: claimed.length, failures };
   });
@@ -234,6 +240,7 @@ export async function processStoredEvents(
       { boss, judgeAtEnd },
       await lockEventsToProcess(client, ids),
       Number.POSITIVE_INFINITY,
+      false,
     ),
   );
   await foldMovementDays(pool);

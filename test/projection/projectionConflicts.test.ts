@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { processNextEvents } from '../../src/projection/processStoredEvent.ts';
+import { processNextEvents, processStoredEvent } from '../../src/projection/processStoredEvent.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { paymentEvent } from '../helpers/deliveries.ts';
 import { deliver } from '../helpers/fixtures.ts';
@@ -49,10 +49,19 @@ it('a batch that loses a deadlock, or a serialization conflict, is projected aga
   }
 });
 
-it('a delivery that loses three times in a row is kept as failed, to be retried with back-off', async () => {
+it('a batch that keeps losing gives way whole: nothing is marked failed, and the next claim projects it', async () => {
   await failPaymentWrites(3, '40P01');
-  await deliver(t.app, [delivery('py_conflict_always')]);
-  const { failures } = await processNextEvents(t, 10);
-  expect(failures.size).toBe(1);
+  await deliver(t.app, [delivery('py_conflict_worker')]);
+  await expect(processNextEvents(t, 10)).rejects.toMatchObject({ code: '40P01' });
+  expect(await states()).toEqual([{ status: 'received', attempts: 0, error: null }]);
+  expect((await processNextEvents(t, 10)).failures.size).toBe(0);
+  expect(await states()).toEqual([{ status: 'processed', attempts: 0, error: null }]);
+});
+
+it('tally reprocess keeps a delivery that loses three times in a row as failed, with the reason', async () => {
+  await failPaymentWrites(3, '40P01');
+  await deliver(t.app, [delivery('py_conflict_reprocess')]);
+  const { rows } = await t.pool.query<{ id: number }>('select id from events');
+  await expect(processStoredEvent(t, rows[0]?.id as number)).rejects.toMatchObject({ code: '40P01' });
   expect(await states()).toEqual([{ status: 'failed', attempts: 1, error: 'deadlock detected' }]);
 });
