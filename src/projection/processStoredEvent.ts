@@ -21,6 +21,7 @@ import {
 import { foldMovementDays } from './foldMovementDays.ts';
 import { enqueueLineSyncs, enqueuePayoutReconciliations } from './payouts/payoutFollowUps.ts';
 import { projectBatch } from './projectBatch.ts';
+import { isConflict, OverBudgetError, projectUnderSavepoint } from './savepointAttempts.ts';
 import { unknownValuesOf } from './unknownValues.ts';
 
 export type ProcessingContext = {
@@ -116,61 +117,13 @@ async function projectEvents(
  */
 export const BATCH_BUDGET_MS = 10_000;
 
-/** A projection that went over its budget: the delivery is failed for good, never retried automatically. */
-class OverBudgetError extends Error {}
-
-// A deadlock or a serialization failure is Postgres making this batch give way to another transaction, not a
-// fault of its deliveries: the attempt is made again at once, up to this many times in all.
-const ATTEMPTS_ON_CONFLICT = 3;
-const CONFLICT_CODES = new Set(['40P01', '40001']);
-const isConflict = (err: unknown) =>
-  err instanceof Error && 'code' in err && CONFLICT_CODES.has(String(err.code));
-
-/**
- * Runs a projection under a savepoint, rolled back if it throws or takes longer than `budgetMs`, and again
- * when it lost to another transaction (ATTEMPTS_ON_CONFLICT). Returns null on success, else why it did not
- * count.
- */
-async function projectUnderSavepoint(
-  client: PoolClient,
-  budgetMs: number,
-  project: () => Promise<void>,
-): Promise<unknown> {
-  for (let attempt = 1; ; attempt++) {
-    const failure = await attemptUnderSavepoint(client, budgetMs, project);
-    if (failure === null || !isConflict(failure) || attempt === ATTEMPTS_ON_CONFLICT) return failure;
-  }
-}
-
-async function attemptUnderSavepoint(
-  client: PoolClient,
-  budgetMs: number,
-  project: () => Promise<void>,
-): Promise<unknown> {
-  await client.query('savepoint projection');
-  const started = performance.now();
-  let failure: unknown = null;
-  try {
-    await project();
-    const seconds = (performance.now() - started) / 1000;
-    if (seconds * 1000 > budgetMs)
-      failure = new OverBudgetError(
-        `took ${seconds.toFixed(1)} s to process, over the budget of ${budgetMs / 1000} s; not retried automatically (tally reprocess --failed)`,
-      );
-  } catch (err) {
-    failure = err;
-  }
-  if (failure !== null) await client.query('rollback to savepoint projection');
-  return failure;
-}
-
 /**
  * Projects locked deliveries in a fixed handful of statements, which is what makes the worker fast. If any of
  * them fails (validation or a statement), or the batch goes over its budget, it is rolled back to a savepoint
  * and each delivery is projected on its own, so one bad delivery never fails its neighbours; one that fails
  * alone is marked failed with the reason (retried later with back-off, unless it went over the budget). The
  * rows stay locked throughout, so no other worker projects them meanwhile. A delivery that still loses to
- * another transaction (ATTEMPTS_ON_CONFLICT) is no fault of its own: with `giveWay`, the error is thrown, so the
+ * another transaction (projectUnderSavepoint's attempts) is no fault of its own: with `giveWay`, the error is thrown, so the
  * whole transaction rolls back and releases what the deliveries before it locked (a lock the other transaction
  * may be waiting for), and the worker's loop claims the deliveries again. Returns the error of each delivery
  * that failed.
