@@ -123,10 +123,10 @@ export const BATCH_BUDGET_MS = 10_000;
  * and each delivery is projected on its own, so one bad delivery never fails its neighbours; one that fails
  * alone is marked failed with the reason (retried later with back-off, unless it went over the budget). The
  * rows stay locked throughout, so no other worker projects them meanwhile. A delivery that still loses to
- * another transaction (projectUnderSavepoint's attempts) is no fault of its own: with `giveWay`, the error is thrown, so the
- * whole transaction rolls back and releases what the deliveries before it locked (a lock the other transaction
- * may be waiting for), and the worker's loop claims the deliveries again. Returns the error of each delivery
- * that failed.
+ * another transaction after projectUnderSavepoint's attempts is no fault of its own: with `giveWay`, the error
+ * is thrown, so the whole transaction rolls back and releases what the deliveries before it locked (a lock the
+ * other transaction may be waiting for), and the worker's loop claims the deliveries again. Returns the error
+ * of each delivery that failed.
  */
 async function projectLocked(
   client: PoolClient,
