@@ -16,22 +16,21 @@ create table if not exists movement_days_zone (
 );
 insert into movement_days_zone (only_row) values (true) on conflict do nothing;
 
+-- A payment's currency may be unknown: kept as '' (the close reads it back as none), so it is part of the key.
 create table if not exists movement_days (
   account_type text not null,
   account_id text not null,
-  currency text,
+  currency text not null,
   day date not null,
   kind text not null,
-  amount bigint not null
+  amount bigint not null,
+  primary key (day, account_type, account_id, currency, kind)
 );
--- A payment's currency may be unknown: the key treats an unknown currency as one value.
-create unique index if not exists movement_days_key_idx
-  on movement_days (day, account_type, account_id, (coalesce(currency, '')), kind);
 
 create table if not exists movement_day_deltas (
   account_type text not null,
   account_id text not null,
-  currency text,
+  currency text not null,
   day date not null,
   kind text not null,
   amount bigint not null
@@ -42,7 +41,7 @@ create table if not exists movement_day_deltas (
 create or replace function payment_movements(p payments, zone text)
   returns table (account_type text, account_id text, currency text, day date, kind text, amount bigint)
   language sql stable as $$
-  select p.account_type, p.account_id, p.currency,
+  select p.account_type, p.account_id, coalesce(p.currency, ''),
          ((case when p.capture_strategy = 'manual' then coalesce(p.succeeded_at, p.captured_at, p.created_at)
                 else p.created_at end) at time zone zone)::date,
          v.kind, v.amount
@@ -64,11 +63,13 @@ $$;
 create or replace function refund_movements(r refunds, zone text)
   returns table (account_type text, account_id text, currency text, day date, kind text, amount bigint)
   language sql stable as $$
-  select r.account_type, r.account_id, r.currency, (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
+  select r.account_type, r.account_id, coalesce(r.currency, ''),
+         (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
          'refund', r.amount
    where r.amount <> 0 and r.account_id is not null and r.status in ('succeeded', 'success')
   union all
-  select r.account_type, r.account_id, r.currency, (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
+  select r.account_type, r.account_id, coalesce(r.currency, ''),
+         (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
          returned_fee_kind(f.type), f.returned_amount
     from returned_fees f
    where f.refund_id = r.id and f.returned_amount <> 0 and r.account_id is not null
@@ -81,7 +82,8 @@ $$;
 create or replace function returned_fee_movements(f returned_fees, zone text)
   returns table (account_type text, account_id text, currency text, day date, kind text, amount bigint)
   language sql stable as $$
-  select r.account_type, r.account_id, r.currency, (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
+  select r.account_type, r.account_id, coalesce(r.currency, ''),
+         (coalesce(r.created_at, r.updated_at) at time zone zone)::date,
          returned_fee_kind(f.type), f.returned_amount
     from refunds r
    where r.id = f.refund_id and f.returned_amount <> 0 and r.account_id is not null
@@ -177,7 +179,8 @@ $$;
 create or replace trigger payments_movements_inserted after insert on payments
   referencing new table as added for each statement execute function record_payment_movements();
 create or replace trigger payments_movements_updated after update on payments
-  referencing old table as removed new table as added for each statement execute function record_payment_movements();
+  referencing old table as removed new table as added
+  for each statement execute function record_payment_movements();
 create or replace trigger payments_movements_deleted after delete on payments
   referencing old table as removed for each statement execute function record_payment_movements();
 create or replace trigger payments_movements_truncated after truncate on payments
@@ -186,17 +189,21 @@ create or replace trigger payments_movements_truncated after truncate on payment
 create or replace trigger refunds_movements_inserted after insert on refunds
   referencing new table as added for each statement execute function record_refund_movements();
 create or replace trigger refunds_movements_updated after update on refunds
-  referencing old table as removed new table as added for each statement execute function record_refund_movements();
+  referencing old table as removed new table as added
+  for each statement execute function record_refund_movements();
 create or replace trigger refunds_movements_deleted after delete on refunds
   referencing old table as removed for each statement execute function record_refund_movements();
 create or replace trigger refunds_movements_truncated after truncate on refunds
-  for each statement execute function forget_movements('refund', 'fee_returned_processing', 'fee_returned_platform', 'fee_returned_other');
+  for each statement execute function forget_movements('refund', 'fee_returned_processing', 'fee_returned_platform',
+                                                       'fee_returned_other');
 
 create or replace trigger returned_fees_movements_inserted after insert on returned_fees
   referencing new table as added for each statement execute function record_returned_fee_movements();
 create or replace trigger returned_fees_movements_updated after update on returned_fees
-  referencing old table as removed new table as added for each statement execute function record_returned_fee_movements();
+  referencing old table as removed new table as added
+  for each statement execute function record_returned_fee_movements();
 create or replace trigger returned_fees_movements_deleted after delete on returned_fees
   referencing old table as removed for each statement execute function record_returned_fee_movements();
 create or replace trigger returned_fees_movements_truncated after truncate on returned_fees
-  for each statement execute function forget_movements('fee_returned_processing', 'fee_returned_platform', 'fee_returned_other');
+  for each statement execute function forget_movements('fee_returned_processing', 'fee_returned_platform',
+                                                       'fee_returned_other');

@@ -35,7 +35,8 @@ export async function listKeptDays(
   const span = spans[0];
   if (!span?.kept || (span.first_day !== null && span.first_day >= span.end_day)) return null;
   const { rows } = await db.query<MovementRow>(
-    `select account_type, account_id, currency, day::text, kind, null::text as reference, sum(amount)::bigint as amount
+    `select account_type, account_id, nullif(currency, '') as currency, day::text, kind, null::text as reference,
+            sum(amount)::bigint as amount
        from (select account_type, account_id, currency, day, kind, amount from movement_days
               where day >= coalesce($1::date, '-infinity') and day < $2::date
              union all

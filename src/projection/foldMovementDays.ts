@@ -16,7 +16,7 @@ export async function foldMovementDays(db: Queryable): Promise<void> {
      )
      insert into movement_days (account_type, account_id, currency, day, kind, amount)
      select account_type, account_id, currency, day, kind, sum(amount) from moved group by 1, 2, 3, 4, 5
-     on conflict (day, account_type, account_id, (coalesce(currency, '')), kind)
+     on conflict (day, account_type, account_id, currency, kind)
      do update set amount = movement_days.amount + excluded.amount`,
   );
 }
