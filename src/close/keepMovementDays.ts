@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import { type Pool, withTransaction } from '../db/pool.ts';
 import type { Logger } from '../logger.ts';
 
 const PAYMENT_KINDS = `('sale', 'fee_processing', 'fee_platform', 'fee_other')`;
@@ -25,20 +25,22 @@ const countStored = (rows: string, movements: string, kinds: string) =>
  * to empty them), so no delta of the old zone's days commits after. The counting is a read: the worker goes on
  * projecting. Two runs at once count once: the second finds the zone complete.
  */
-export async function keepMovementDaysIn(client: pg.Client, timeZone: string, log: Logger): Promise<void> {
-  const { rows } = await client.query<{ time_zone: string | null }>(
-    'select time_zone from movement_days_zone',
-  );
+export async function keepMovementDaysIn(pool: Pool, timeZone: string, log: Logger): Promise<void> {
+  const { rows } = await pool.query<{ time_zone: string | null }>('select time_zone from movement_days_zone');
   if (rows[0]?.time_zone !== timeZone) {
-    await inTransaction(client, async () => {
+    await withTransaction(pool, async (client) => {
       await client.query(`set local lock_timeout = '5s'`);
       await client.query('lock table payments, refunds, returned_fees in share mode');
       await client.query('update movement_days_zone set time_zone = $1, complete = false', [timeZone]);
       await client.query('delete from movement_days');
       await client.query('delete from movement_day_deltas');
     });
+    log.info(
+      { timeZone, was: rows[0]?.time_zone ?? null },
+      'the close’s days are kept in a new zone: emptied',
+    );
   }
-  await inTransaction(client, async () => {
+  await withTransaction(pool, async (client) => {
     const claimed = await client.query(
       'update movement_days_zone set complete = true where time_zone = $1 and not complete',
       [timeZone],
@@ -51,15 +53,4 @@ export async function keepMovementDaysIn(client: pg.Client, timeZone: string, lo
     await client.query(countStored('refunds r', 'refund_movements(r, $1::text)', REFUND_KINDS), [timeZone]);
     log.info({ timeZone }, 'the close’s days count every stored payment and refund');
   });
-}
-
-async function inTransaction(client: pg.Client, work: () => Promise<void>): Promise<void> {
-  await client.query('begin');
-  try {
-    await work();
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback');
-    throw err;
-  }
 }

@@ -23,9 +23,8 @@ export async function release(
   await runBackfills(connectionString, log, BACKFILLS);
   if (businessTimeZone !== undefined) {
     // Counting a year of payments takes longer than the application pool's statement timeout.
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    await keepMovementDaysIn(client, businessTimeZone, log).finally(() => client.end());
+    const pool = new pg.Pool({ connectionString, max: 1 });
+    await keepMovementDaysIn(pool, businessTimeZone, log).finally(() => pool.end());
   }
   // pg-boss creates or upgrades its own schema on start, under its own lock.
   const boss = createBoss(connectionString, log, { max: 1 });

@@ -30,21 +30,15 @@ const RANGES: [from: Date | null, to: Date][] = [
   [new Date('2026-10-30T18:07:30Z'), new Date('2026-11-01T05:52:00Z')],
 ];
 
-let url: string;
 let pool: pg.Pool;
 beforeAll(async () => {
-  url = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: url, max: 8 });
+  pool = new pg.Pool({ connectionString: await createTestDatabase(), max: 8 });
 });
 afterAll(() => pool.end());
 beforeEach(() => pool.query('truncate payments, refunds, returned_fees'));
 
 /** What `release` runs with BUSINESS_TIME_ZONE. */
-async function keepDaysIn(zone: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await keepMovementDaysIn(client, zone, createLogger('silent')).finally(() => client.end());
-}
+const keepDaysIn = (zone: string) => keepMovementDaysIn(pool, zone, createLogger('silent'));
 
 // Summed per account key, day (or month, as listMovements dates them) and kind.
 const sums = (rows: MovementRow[], granularity: 'day' | 'month') => {
