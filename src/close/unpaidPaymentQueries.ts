@@ -22,6 +22,8 @@ type UnpaidRow =
  *   as at the end, so a payout of 2 November leaves them awaiting payout in October.
  * - `withoutLine`: for the tie-out, those of accounts with a ledger listing, since its start and counted before
  *   `to`, that the provider lists no line for: the first `listed` of each account and currency, net of fees.
+ *   Most have a held line (in no payout yet): those are read from their small index and hashed once, so the
+ *   whole ledger is looked up, one payment at a time, only for the few they leave.
  */
 export async function listUnpaidPayments(db: Queryable, to: Date, listed: number) {
   const { rows } = await db.query<UnpaidRow>(
@@ -33,6 +35,9 @@ export async function listUnpaidPayments(db: Queryable, to: Date, listed: number
         where p.created_at < $1::timestamptz and ${SUCCEEDED_PAYMENT}
           and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
                            where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)
+     ), held as materialized (
+       select h.source_payment_id as id from provider_ledger_lines h
+        where h.payout_id is null and h.source_payment_id is not null
      )
      select 'awaiting' as part, account_type, account_id, currency, count(*)::int as payments,
             sum(amount)::bigint as amount, null as type, null as id, null::timestamptz as at
@@ -45,6 +50,7 @@ export async function listUnpaidPayments(db: Queryable, to: Date, listed: number
                join payout_sync_accounts s on s.account_id = u.account_id and u.created_at >= s.listed_from
                join provider_ledger_listings g on g.account_id = u.account_id and g.listed_at is not null
               where u.at < $1::timestamptz
+                and not exists (select 1 from held h where h.id = u.id)
                 and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = u.id)) numbered
       where n <= $2::int
       order by 1, 2, 3, 4, 9, 8`,
