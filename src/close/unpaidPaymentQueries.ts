@@ -1,3 +1,4 @@
+import { PAYMENT_PAYOUTS_BACKFILL } from '../db/backfills.ts';
 import type { Queryable } from '../db/pool.ts';
 import { PAYABLE_PAYMENT_STATUSES, sqlStatuses } from '../domain/paymentStatuses.ts';
 import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementRules.ts';
@@ -10,6 +11,31 @@ export type AwaitingPayoutRow = {
   payments: number;
   amount: number;
 };
+
+// The settled payments of accounts whose payouts Tally syncs, created before $1, in no payout created before it:
+// from each payment against every payout line, or from the kept first payouts (migration 0038) by their index.
+const UNPAID_FROM_ROWS = `
+  select p.account_type, p.account_id, p.currency, p.id, p.status, p.amount, p.created_at,
+         p.amount - p.fees_processing - p.fees_platform - p.fees_other as net,
+         case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
+    from payments p join payout_sync_accounts s on s.account_id = p.account_id
+   where p.created_at < $1::timestamptz and ${SUCCEEDED_PAYMENT}
+     and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
+                      where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)`;
+const UNPAID_KEPT = `
+  select k.account_type, k.account_id, k.currency, k.payment_id as id, k.status, k.amount, k.created_at, k.net, k.at
+    from payment_payouts k join payout_sync_accounts s on s.account_id = k.account_id
+   where k.settled and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
+     and k.created_at < $1::timestamptz`;
+
+/** Whether the kept first payouts count every stored payment: the backfill that counts those before has finished. */
+async function paymentPayoutsKept(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ finished: boolean }>(
+    'select finished_at is not null as finished from schema_backfills where name = $1::text',
+    [PAYMENT_PAYOUTS_BACKFILL],
+  );
+  return rows[0]?.finished ?? false;
+}
 
 type UnpaidRow =
   | ({ part: 'awaiting' } & AwaitingPayoutRow)
@@ -26,16 +52,9 @@ type UnpaidRow =
  *   whole ledger is looked up, one payment at a time, only for the few they leave.
  */
 export async function listUnpaidPayments(db: Queryable, to: Date, listed: number) {
+  const kept = await paymentPayoutsKept(db);
   const { rows } = await db.query<UnpaidRow>(
-    `with unpaid as materialized (
-       select p.account_type, p.account_id, p.currency, p.id, p.status, p.amount, p.created_at,
-              p.amount - p.fees_processing - p.fees_platform - p.fees_other as net,
-              case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
-         from payments p join payout_sync_accounts s on s.account_id = p.account_id
-        where p.created_at < $1::timestamptz and ${SUCCEEDED_PAYMENT}
-          and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
-                           where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)
-     ), held as materialized (
+    `with unpaid as materialized (${kept ? UNPAID_KEPT : UNPAID_FROM_ROWS}), held as materialized (
        select h.source_payment_id as id from provider_ledger_lines h
         where h.payout_id is null and h.source_payment_id is not null
      )

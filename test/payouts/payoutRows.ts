@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import type { Queryable } from '../../src/db/pool.ts';
 
 type Row = Record<string, unknown>;
 
 // Rows written straight into a table, each a column → value object over the table's defaults.
-async function insertRows(pool: pg.Pool, table: string, defaults: Row, rows: Row[]): Promise<void> {
+async function insertRows(pool: Queryable, table: string, defaults: Row, rows: Row[]): Promise<void> {
   await pool.query(`insert into ${table} select * from jsonb_populate_recordset(null::${table}, $1::jsonb)`, [
     JSON.stringify(rows.map((row) => ({ ...defaults, ...row }))),
   ]);
@@ -39,7 +40,7 @@ export const insertPayoutLines = (pool: pg.Pool, rows: Row[]) =>
   );
 
 /** Succeeded usd card payments of acc_1 created 2024-06-01, unless overridden. */
-export const insertPayments = (pool: pg.Pool, rows: Row[]) =>
+export const insertPayments = (pool: Queryable, rows: Row[]) =>
   insertRows(
     pool,
     'payments',

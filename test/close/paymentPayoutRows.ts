@@ -1,0 +1,56 @@
+import type pg from 'pg';
+import { expect } from 'vitest';
+import { insertPayments } from '../payouts/payoutRows.ts';
+
+// Writes to payments, payouts and payout lines as the projection makes them (one statement for many rows
+// included), and the check that `payment_payouts` (migration 0038) says what the rows say.
+
+export const payment = (db: pg.Pool | pg.PoolClient, id: string, fields: Record<string, unknown> = {}) =>
+  insertPayments(db, [{ id, amount: 1_000, created_at: '2024-06-05T00:00:00Z', ...fields }]);
+
+export const payout = (db: pg.Pool | pg.PoolClient, id: string, createdAt: string | null) =>
+  db.query(
+    `insert into payouts (id, account_id, amount, currency, status, payout_type, created_at, updated_at,
+                          event_row_id, lines_complete, projected_at)
+     values ($1, 'acc_1', 0, 'usd', 'paid', 'cc', $2, '2024-06-01T00:00:00Z', 1, true, now())`,
+    [id, createdAt],
+  );
+
+/** Lines of one statement: each `[line id, payout id, kind, payment id]`. */
+export const lines = async (db: pg.Pool | pg.PoolClient, rows: [string, string, string, string | null][]) => {
+  if (rows.length > 0)
+    await db.query(
+      `insert into payout_lines (id, payout_id, account_id, txn_type, kind, amount, fee, net, currency, source_id,
+                               source_type, source_payment_id, event_row_id, projected_at)
+     select l.id, l.payout, 'acc_1', 'seller_payment', l.kind, 1000, 0, 1000, 'usd', l.payment, 'payment',
+            l.payment, 1, now()
+       from jsonb_to_recordset($1::jsonb) as l (id text, payout text, kind text, payment text)`,
+      [
+        JSON.stringify(
+          rows.map(([id, payoutId, kind, paymentId]) => ({ id, payout: payoutId, kind, payment: paymentId })),
+        ),
+      ],
+    );
+};
+
+/** Every payment or line source with what the rows say of it, against what `payment_payouts` keeps. */
+export async function expectKeptAsRows(db: pg.Pool) {
+  const fromRows = await db.query(
+    `with ids as (select id from payments union select source_payment_id from payout_lines
+                   where kind = 'payment' and source_payment_id is not null)
+     select * from (
+       select ids.id as payment_id, p.id is not null as known, f.*,
+              (select min(o.created_at) from payout_lines l join payouts o on o.id = l.payout_id
+                where l.source_payment_id = ids.id and l.kind = 'payment') as first_payout_at
+         from ids left join payments p on p.id = ids.id
+         left join lateral payment_payout_facts(p) f on p.id is not null) e
+      where known or first_payout_at is not null
+      order by 1`,
+  );
+  const kept = await db.query(
+    `select payment_id, known, account_type, account_id, currency, status, amount, net, created_at, at,
+            settled, first_payout_at
+       from payment_payouts where known or first_payout_at is not null order by 1`,
+  );
+  expect(kept.rows).toEqual(fromRows.rows);
+}
