@@ -27,7 +27,8 @@ export async function listRefundSums(
 
 /**
  * The refunds and returned fees that the payout-listing rule leaves out (COUNTED), as negative daily sums:
- * only refunds older than some account's listing start are read, by index, and dated by conversion.
+ * only refunds older than some account's listing start are read, by the index of their creation (the newest
+ * listing start read first, so the planner knows how few those are), and dated by conversion.
  */
 export async function listLeftOutRefunds(
   db: Queryable,
@@ -35,17 +36,21 @@ export async function listLeftOutRefunds(
   to: Date,
   timeZone: string,
 ): Promise<MovementRow[]> {
+  const newest = await db.query<{ listed_from: Date | null }>(
+    'select max(listed_from) as listed_from from payout_sync_accounts',
+  );
+  const listedFrom = newest.rows[0]?.listed_from;
+  if (!listedFrom) return [];
   const { rows } = await db.query<MovementRow>(
     refundSums(
       {
         source: REFUNDS_WITH_KEY,
-        refunds: `and coalesce(r.created_at, r.updated_at)
-                        < (select coalesce(max(listed_from), '-infinity') from payout_sync_accounts)`,
+        refunds: `and (r.created_at < $6::timestamptz or r.created_at is null and r.updated_at < $6::timestamptz)`,
         items: `where not ${COUNTED('i.account_id', 'i.at', `l.source_id = i.refund_id and l.kind = 'refund'`)}`,
       },
       -1,
     ),
-    [...rangeOf(from, to, timeZone), [], []],
+    [...rangeOf(from, to, timeZone), [], [], listedFrom],
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
 }
