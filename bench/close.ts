@@ -136,8 +136,12 @@ try {
     rss.reset();
     const wrap = round === 1 ? profile?.wrap : undefined;
     const [built, report] = await timed(`round ${round}: close report`, async () => {
-      const period = await withReportSnapshot(pool, (client) =>
-        buildPeriodReport(wrap?.(client) ?? client, PERIOD, TIME_ZONE, new Date(), null),
+      const period = await withReportSnapshot(pool, (client, alongside) =>
+        wrap
+          ? buildPeriodReport(wrap(client), PERIOD, TIME_ZONE, new Date(), null, (read) =>
+              alongside((other) => read(wrap(other))),
+            )
+          : buildPeriodReport(client, PERIOD, TIME_ZONE, new Date(), null, alongside),
       );
       rss.sample();
       renderPeriodCsv(period);

@@ -8,7 +8,7 @@ type Recorded = { text: string; values: unknown[]; seconds: number };
 export function profileQueries() {
   const recorded: Recorded[] = [];
   return {
-    wrap: (client: pg.PoolClient): Queryable => ({
+    wrap: (client: Queryable): Queryable => ({
       query: (async (text: string, values: unknown[]) => {
         const started = performance.now();
         const result = await client.query(text, values);

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
 import type { MovementKind } from '../domain/movementKinds.ts';
+import type { Alongside } from '../reports/withReportSnapshot.ts';
 import type { BookedRow } from './closeQueries.ts';
 import { journalMovementsOf } from './journal.ts';
 import { listMovements } from './movementQueries.ts';
@@ -8,7 +9,7 @@ import { listPayoutsNotInBank, listPeriodFindings } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
 import { addMovement, sumByKey } from './sumByKey.ts';
-import { tieOutAt } from './tieOut.ts';
+import { readLedgerSides, tieOutAt } from './tieOut.ts';
 import { ITEMS_LISTED } from './tieOutQueries.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { listUnpaidPayments } from './unpaidPaymentQueries.ts';
@@ -99,19 +100,28 @@ export async function buildPeriodReport(
   timeZone: string,
   generatedAt: Date,
   prior: PriorClose | null,
+  alongside?: Alongside,
 ) {
-  return (await buildPeriodClose(db, period, timeZone, generatedAt, prior)).report;
+  return (await buildPeriodClose(db, period, timeZone, generatedAt, prior, alongside)).report;
 }
 
-/** The close report, and what closing it books: every movement up to the period's end, by month (bookedOf). */
+/**
+ * The close report, and what closing it books: every movement up to the period's end, by month (bookedOf).
+ * The provider's side of the tie-out, its longest passes, runs `alongside` the rest when the snapshot has a
+ * second connection (withReportSnapshot), and first on `db` otherwise.
+ */
 export async function buildPeriodClose(
   db: Queryable,
   period: string,
   timeZone: string,
   generatedAt: Date,
   prior: PriorClose | null,
+  alongside: Alongside = (read) => read(db),
 ) {
   const { from, to } = periodBounds(period, timeZone);
+  const ledgerSides = alongside((other) => readLedgerSides(other, to));
+  // Awaited below; until then a failure of the report's own queries is the one to report.
+  ledgerSides.catch(() => undefined);
   const movements = await listMovements(db, from, to, timeZone);
   const beforeRows = await listMovements(db, null, from, timeZone, 'month');
   const before = totalsByKey(beforeRows);
@@ -126,7 +136,7 @@ export async function buildPeriodClose(
   );
 
   const unpaid = await listUnpaidPayments(db, to, ITEMS_LISTED);
-  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine);
+  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine, await ledgerSides);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);

@@ -51,14 +51,14 @@ export async function closePeriod(
 ): Promise<number> {
   const { period, now } = request;
   const timeZone = config.BUSINESS_TIME_ZONE;
-  const built = await withReportSnapshot(pool, async (client) => {
+  const built = await withReportSnapshot(pool, async (client, alongside) => {
     // The findings are judged after the tie-out below has recorded its own; every other rule stops here.
     const { reasons } = await findOrderRefusals(client, period, config, now);
     if (reasons.length > 0)
       throw refusal(period, 'close', await findCloseRefusals(client, period, config, now));
     const prior = await findPriorClose(client, period);
     return {
-      ...(await buildPeriodClose(client, period, timeZone, now, prior)),
+      ...(await buildPeriodClose(client, period, timeZone, now, prior, alongside)),
       cutOff: await readCutOff(client),
     };
   });

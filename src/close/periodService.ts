@@ -51,8 +51,15 @@ export async function currentPeriodReport(
   config: Config,
   now: Date,
 ): Promise<PeriodReport> {
-  return withReportSnapshot(pool, async (client) =>
-    buildPeriodReport(client, period, config.BUSINESS_TIME_ZONE, now, await findPriorClose(client, period)),
+  return withReportSnapshot(pool, async (client, alongside) =>
+    buildPeriodReport(
+      client,
+      period,
+      config.BUSINESS_TIME_ZONE,
+      now,
+      await findPriorClose(client, period),
+      alongside,
+    ),
   );
 }
 
