@@ -29,22 +29,32 @@ export async function listMovements(
     await listLeftOutRefunds(db, from, to, timeZone),
     await listOtherMovements(db, from, to, timeZone),
   ];
-  const dayOf = granularity === 'day' ? (day: string) => day : (day: string) => `${day.slice(0, 7)}-01`;
-  const daily = new Map<string, MovementRow>();
-  const payouts: MovementRow[] = [];
-  for (const row of parts.flat()) {
-    const dated = { ...row, day: dayOf(row.day) };
-    if (dated.reference !== null) {
-      payouts.push(dated);
-      continue;
+  // Each row is this call's own: dated and summed in place, then sorted by a key made once per row.
+  const sums = new Map<string, MovementRow>();
+  const sorted: [string, MovementRow][] = [];
+  for (const part of parts)
+    for (const row of part) {
+      if (granularity === 'month') row.day = `${row.day.slice(0, 7)}-01`;
+      const key = orderKeyOf(row);
+      if (row.reference !== null) {
+        sorted.push([`${key}\u0000${row.reference}`, row]);
+        continue;
+      }
+      const sum = sums.get(key);
+      if (sum) sum.amount += row.amount;
+      else sums.set(key, row);
     }
-    const key = [dated.account_type, dated.account_id, dated.currency, dated.day, dated.kind].join('\u0000');
-    const sum = daily.get(key);
-    if (sum) sum.amount += dated.amount;
-    else daily.set(key, dated);
-  }
-  return [...[...daily.values()].filter((row) => row.amount !== 0), ...payouts].sort(byKeyDayKindReference);
+  for (const [key, row] of sums) if (row.amount !== 0) sorted.push([`${key}\u0001`, row]);
+  return sorted.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
+
+/**
+ * The order a report lists movements in: account key, day, kind, then payouts by id (a kind's daily sum after
+ * them). The columns joined by U+0000, which sorts before any character they hold, order as the columns one by
+ * one would.
+ */
+const orderKeyOf = (row: MovementRow) =>
+  `${row.account_type}\u0000${row.account_id}\u0000${row.currency ?? ''}\u0000${row.day}\u0000${row.kind}`;
 
 /**
  * Sales, their fees, refunds and returned fees, before the payout-listing rule takes its part off: from the
@@ -86,15 +96,6 @@ export async function listFromRows(
     ...(await listSales(db, chunks, from, to, timeZone)),
     ...(await listRefundSums(db, chunks, from, to, timeZone, 'all')),
   ];
-}
-
-// The order a report lists movements in: account key, day, kind, then payouts by id after the day's sums.
-const ORDER = ['account_type', 'account_id', 'currency', 'day', 'kind'] as const;
-function byKeyDayKindReference(a: MovementRow, b: MovementRow): number {
-  for (const column of ORDER) if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
-  if (a.reference === b.reference) return 0;
-  if (a.reference === null || b.reference === null) return a.reference === null ? 1 : -1;
-  return a.reference < b.reference ? -1 : 1;
 }
 
 /**
