@@ -1,9 +1,10 @@
 -- Each payment's first payout kept beside what the close reads of it (docs/decisions/0022-payment-payouts.md), so
 -- the payments awaiting payout at a period's end are read from an index instead of every payment against every
 -- payout line. Statement triggers keep one row per payment: the payment's own writes set its facts; its lines'
--- and their payouts' writes set `first_payout_at`, the creation of the first payout Tally knows to contain it.
--- Neither side reads a row the other may be writing without meeting it on this row: an insert on conflict waits
--- for the other's uncommitted row, and each side only adds what it knows (the earliest payout wins). The rows
+-- and their payouts' writes set `first_payout_at`, the creation of the first payout Tally knows to contain it;
+-- the provider's ledger lines count themselves in `ledger_lines`. Neither side reads a row the other may be
+-- writing without meeting it on this row: an insert on conflict waits for the other's uncommitted row, and each
+-- side only adds what it knows (the earliest payout wins, counts add up). The rows
 -- stored before are counted by the backfill 0038_payment_payouts (src/db/backfills.ts); until it has finished,
 -- the close reads the payments themselves.
 set local lock_timeout = '5s';
@@ -24,7 +25,10 @@ create table if not exists payment_payouts (
   at timestamptz,
   -- Settled money (SUCCEEDED_PAYMENT): what a payout pays.
   settled boolean,
-  first_payout_at timestamptz
+  first_payout_at timestamptz,
+  -- How many lines of the provider's ledger name it (any line, held or paid out): none makes it an item the
+  -- provider has no line for, in the close's tie-out.
+  ledger_lines integer not null default 0
 );
 -- The close reads the settled payments in no payout created before a period's end.
 create index if not exists payment_payouts_awaiting_idx on payment_payouts
@@ -49,6 +53,16 @@ create or replace function first_payouts_of(payment_ids text[])
   select l.source_payment_id, min(o.created_at) from payout_lines l join payouts o on o.id = l.payout_id
    where l.source_payment_id = any(payment_ids) and l.kind = 'payment'
    group by 1
+$$;
+
+-- What the ledger's lines of each payment add to its count, less what the kept row already counts, both as this
+-- statement sees them: lines stored before the triggers count once, and a line written meanwhile by a transaction
+-- this one cannot see adds itself after (its insert waits for this row).
+create or replace function uncounted_ledger_lines(payment_ids text[])
+  returns table (payment_id text, lines integer) language sql stable as $$
+  select i.id, (select count(*) from provider_ledger_lines l where l.source_payment_id = i.id)::int
+               - coalesce((select k.ledger_lines from payment_payouts k where k.payment_id = i.id), 0)
+    from unnest(payment_ids) i (id)
 $$;
 
 -- Adds payouts to payments: the earliest wins, in whichever order the two sides commit.
@@ -82,15 +96,17 @@ begin
       from removed p where k.payment_id = p.id;
   elsif tg_op = 'INSERT' then
     insert into payment_payouts as k (payment_id, known, account_type, account_id, currency, status, amount, net,
-                                      created_at, at, settled, first_payout_at)
-    select p.id, true, f.*, o.first_payout_at
+                                      created_at, at, settled, first_payout_at, ledger_lines)
+    select p.id, true, f.*, o.first_payout_at, c.lines
       from added p cross join lateral payment_payout_facts(p) f
       left join first_payouts_of(array(select id from added)) o on o.payment_id = p.id
+      join uncounted_ledger_lines(array(select id from added)) c on c.payment_id = p.id
      order by p.id
     on conflict (payment_id) do update set known = true, account_type = excluded.account_type,
       account_id = excluded.account_id, currency = excluded.currency, status = excluded.status,
       amount = excluded.amount, net = excluded.net, created_at = excluded.created_at, at = excluded.at,
-      settled = excluded.settled, first_payout_at = least(k.first_payout_at, excluded.first_payout_at);
+      settled = excluded.settled, first_payout_at = least(k.first_payout_at, excluded.first_payout_at),
+      ledger_lines = k.ledger_lines + excluded.ledger_lines;
   else
     -- Only what changed what the close reads: most updates (a payment marked projected) change nothing here.
     insert into payment_payouts as k (payment_id, known, account_type, account_id, currency, status, amount, net,
@@ -157,6 +173,36 @@ begin
 end
 $$;
 
+-- The lines of the provider's ledger each statement adds or removes, counted per payment they name.
+create or replace function count_ledger_lines() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'TRUNCATE' then
+    update payment_payouts set ledger_lines = 0 where ledger_lines <> 0;
+    return null;
+  end if;
+  if tg_op = 'INSERT' then
+    insert into payment_payouts as k (payment_id, ledger_lines)
+    select source_payment_id, count(*) from added where source_payment_id is not null group by 1 order by 1
+    on conflict (payment_id) do update set ledger_lines = k.ledger_lines + excluded.ledger_lines;
+  elsif tg_op = 'UPDATE' then
+    insert into payment_payouts as k (payment_id, ledger_lines)
+    select payment_id, sum(lines) from (
+      select a.source_payment_id as payment_id, 1 as lines from added a join removed r using (account_id, id)
+       where a.source_payment_id is distinct from r.source_payment_id and a.source_payment_id is not null
+      union all
+      select r.source_payment_id, -1 from added a join removed r using (account_id, id)
+       where a.source_payment_id is distinct from r.source_payment_id and r.source_payment_id is not null) c
+     group by 1 order by 1
+    on conflict (payment_id) do update set ledger_lines = k.ledger_lines + excluded.ledger_lines;
+  else
+    insert into payment_payouts as k (payment_id, ledger_lines)
+    select source_payment_id, -count(*) from removed where source_payment_id is not null group by 1 order by 1
+    on conflict (payment_id) do update set ledger_lines = k.ledger_lines + excluded.ledger_lines;
+  end if;
+  return null;
+end
+$$;
+
 -- The rebuild truncates payments, payouts and payout lines together, then projects them again.
 create or replace function forget_payment_payouts() returns trigger language plpgsql as $$
 begin
@@ -191,3 +237,12 @@ create or replace trigger payouts_payouts_deleted after delete on payouts
   referencing old table as removed for each statement execute function keep_payout_payouts();
 create or replace trigger payouts_payouts_truncated after truncate on payouts
   for each statement execute function forget_payment_payouts();
+
+create or replace trigger provider_ledger_lines_payouts_inserted after insert on provider_ledger_lines
+  referencing new table as added for each statement execute function count_ledger_lines();
+create or replace trigger provider_ledger_lines_payouts_updated after update on provider_ledger_lines
+  referencing old table as removed new table as added for each statement execute function count_ledger_lines();
+create or replace trigger provider_ledger_lines_payouts_deleted after delete on provider_ledger_lines
+  referencing old table as removed for each statement execute function count_ledger_lines();
+create or replace trigger provider_ledger_lines_payouts_truncated after truncate on provider_ledger_lines
+  for each statement execute function count_ledger_lines();

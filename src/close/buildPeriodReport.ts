@@ -9,8 +9,8 @@ import { listPayoutsNotInBank, listPeriodFindings } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
 import { addMovement, sumByKey } from './sumByKey.ts';
-import { readLedgerSides, tieOutAt } from './tieOut.ts';
-import { ITEMS_LISTED } from './tieOutQueries.ts';
+import { tieOutAt } from './tieOut.ts';
+import { ITEMS_LISTED, sumProviderHeld } from './tieOutQueries.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
 import { listUnpaidPayments } from './unpaidPaymentQueries.ts';
 import { activityOf, emptyTotals, heldOf, type KindTotals, walkOf } from './walk.ts';
@@ -107,7 +107,7 @@ export async function buildPeriodReport(
 
 /**
  * The close report, and what closing it books: every movement up to the period's end, by month (bookedOf).
- * The provider's side of the tie-out, its longest passes, runs `alongside` the rest when the snapshot has a
+ * The provider's held lines, the tie-out's longest pass, are read `alongside` the rest when the snapshot has a
  * second connection (withReportSnapshot), and first on `db` otherwise.
  */
 export async function buildPeriodClose(
@@ -119,9 +119,9 @@ export async function buildPeriodClose(
   alongside: Alongside = (read) => read(db),
 ) {
   const { from, to } = periodBounds(period, timeZone);
-  const ledgerSides = alongside((other) => readLedgerSides(other, to));
+  const providerHeld = alongside((other) => sumProviderHeld(other, to));
   // Awaited below; until then a failure of the report's own queries is the one to report.
-  ledgerSides.catch(() => undefined);
+  providerHeld.catch(() => undefined);
   const movements = await listMovements(db, from, to, timeZone);
   const beforeRows = await listMovements(db, null, from, timeZone, 'month');
   const before = totalsByKey(beforeRows);
@@ -136,7 +136,7 @@ export async function buildPeriodClose(
   );
 
   const unpaid = await listUnpaidPayments(db, to, ITEMS_LISTED);
-  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine, await ledgerSides);
+  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine, await providerHeld);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);

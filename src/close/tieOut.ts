@@ -6,7 +6,7 @@ import {
   type LineWithoutItem,
   listItemsWithoutLine,
   listLedgerStates,
-  sumProviderHeld,
+  type ProviderHeldRow,
 } from './tieOutQueries.ts';
 
 /** How far the provider's ledger as listed can be trusted for a period's tie-out. */
@@ -63,27 +63,25 @@ function groupByKey<T extends { account_id: string; currency: string }>(rows: T[
   return groups;
 }
 
-/** The provider's held lines at `to`, and Tally's refunds and disputes it lists no line for: the two longest passes. */
-export async function readLedgerSides(db: Queryable, to: Date) {
-  return { held: await sumProviderHeld(db, to), withoutLine: await listItemsWithoutLine(db, to) };
-}
-
 /**
  * The tie-out of every account and currency at the period's end `to` (docs/month-end.md):
  * the provider's held balance from its ledger, the difference from Tally's `held_end`, and the items on each side
  * that explain it; null, with the reason, for an account whose ledger is not listed or is stale. The sales
- * without a line come with the payments awaiting payout (listUnpaidPayments), the rest from readLedgerSides.
+ * without a line come with the payments awaiting payout (listUnpaidPayments), the provider's held lines from
+ * sumProviderHeld, read alongside the rest of the report.
  */
 export async function tieOutAt(
   db: Queryable,
   to: Date,
   now: Date,
   salesWithoutLine: ItemWithoutLineRow[],
-  sides: Awaited<ReturnType<typeof readLedgerSides>>,
+  providerHeld: ProviderHeldRow[],
 ) {
   const states = new Map((await listLedgerStates(db)).map((row) => [row.account_id, row]));
-  const held = new Map(sides.held.map((row) => [keyOf(row), row]));
-  const items = groupByKey([...salesWithoutLine, ...sides.withoutLine].sort(byInstantThenId));
+  const held = new Map(providerHeld.map((row) => [keyOf(row), row]));
+  const items = groupByKey(
+    [...salesWithoutLine, ...(await listItemsWithoutLine(db, to))].sort(byInstantThenId),
+  );
   return (account: { account_id: string; currency: string }, heldEnd: number): TieOut => {
     const state = states.get(account.account_id);
     const { ledger, note } = ledgerStatusOf(state, to, now);

@@ -12,21 +12,35 @@ export type AwaitingPayoutRow = {
   amount: number;
 };
 
-// The settled payments of accounts whose payouts Tally syncs, created before $1, in no payout created before it:
-// from each payment against every payout line, or from the kept first payouts (migration 0038) by their index.
-const UNPAID_FROM_ROWS = `
-  select p.account_type, p.account_id, p.currency, p.id, p.status, p.amount, p.created_at,
-         p.amount - p.fees_processing - p.fees_platform - p.fees_other as net,
-         case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
-    from payments p join payout_sync_accounts s on s.account_id = p.account_id
-   where p.created_at < $1::timestamptz and ${SUCCEEDED_PAYMENT}
-     and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
-                      where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)`;
-const UNPAID_KEPT = `
-  select k.account_type, k.account_id, k.currency, k.payment_id as id, k.status, k.amount, k.created_at, k.net, k.at
-    from payment_payouts k join payout_sync_accounts s on s.account_id = k.account_id
-   where k.settled and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
-     and k.created_at < $1::timestamptz`;
+// The settled payments of accounts whose payouts Tally syncs, created before $1, in no payout created before it,
+// and which of them the provider's ledger names in no line: from the rows, each payment against every payout line
+// and the held lines hashed once (the whole ledger looked up only for the few they leave); or from the kept first
+// payouts and ledger counts (migration 0038), by their index.
+const FROM_ROWS = {
+  unpaid: `
+    select p.account_type, p.account_id, p.currency, p.id, p.status, p.amount, p.created_at,
+           p.amount - p.fees_processing - p.fees_platform - p.fees_other as net,
+           case when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end as at
+      from payments p join payout_sync_accounts s on s.account_id = p.account_id
+     where p.created_at < $1::timestamptz and ${SUCCEEDED_PAYMENT}
+       and not exists (select 1 from payout_lines l join payouts o on o.id = l.payout_id
+                        where l.source_payment_id = p.id and l.kind = 'payment' and o.created_at < $1::timestamptz)`,
+  held: `, held as materialized (
+    select h.source_payment_id as id from provider_ledger_lines h
+     where h.payout_id is null and h.source_payment_id is not null)`,
+  withoutLine: `not exists (select 1 from held h where h.id = u.id)
+                and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = u.id)`,
+};
+const KEPT = {
+  unpaid: `
+    select k.account_type, k.account_id, k.currency, k.payment_id as id, k.status, k.amount, k.created_at, k.net,
+           k.at, k.ledger_lines
+      from payment_payouts k join payout_sync_accounts s on s.account_id = k.account_id
+     where k.settled and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
+       and k.created_at < $1::timestamptz`,
+  held: '',
+  withoutLine: 'u.ledger_lines = 0',
+};
 
 /** Whether the kept first payouts count every stored payment: the backfill that counts those before has finished. */
 async function paymentPayoutsKept(db: Queryable): Promise<boolean> {
@@ -48,16 +62,11 @@ type UnpaidRow =
  *   as at the end, so a payout of 2 November leaves them awaiting payout in October.
  * - `withoutLine`: for the tie-out, those of accounts with a ledger listing, since its start and counted before
  *   `to`, that the provider lists no line for: the first `listed` of each account and currency, net of fees.
- *   Most have a held line (in no payout yet): those are read from their small index and hashed once, so the
- *   whole ledger is looked up, one payment at a time, only for the few they leave.
  */
 export async function listUnpaidPayments(db: Queryable, to: Date, listed: number) {
-  const kept = await paymentPayoutsKept(db);
+  const from = (await paymentPayoutsKept(db)) ? KEPT : FROM_ROWS;
   const { rows } = await db.query<UnpaidRow>(
-    `with unpaid as materialized (${kept ? UNPAID_KEPT : UNPAID_FROM_ROWS}), held as materialized (
-       select h.source_payment_id as id from provider_ledger_lines h
-        where h.payout_id is null and h.source_payment_id is not null
-     )
+    `with unpaid as materialized (${from.unpaid})${from.held}
      select 'awaiting' as part, account_type, account_id, currency, count(*)::int as payments,
             sum(amount)::bigint as amount, null as type, null as id, null::timestamptz as at
        from unpaid where status in ${sqlStatuses(PAYABLE_PAYMENT_STATUSES)}
@@ -68,9 +77,7 @@ export async function listUnpaidPayments(db: Queryable, to: Date, listed: number
                from unpaid u
                join payout_sync_accounts s on s.account_id = u.account_id and u.created_at >= s.listed_from
                join provider_ledger_listings g on g.account_id = u.account_id and g.listed_at is not null
-              where u.at < $1::timestamptz
-                and not exists (select 1 from held h where h.id = u.id)
-                and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = u.id)) numbered
+              where u.at < $1::timestamptz and ${from.withoutLine}) numbered
       where n <= $2::int
       order by 1, 2, 3, 4, 9, 8`,
     [to, listed],

@@ -21,21 +21,25 @@ export const BACKFILLS: readonly Backfill[] = [
     batchSize: 2000,
   },
   {
-    // Each stored payment's facts and first payout (migration 0038): the triggers keep what is written since, so
-    // a batch sets the facts only of payments no write has reached yet, and adds the earliest payout to all.
+    // Each stored payment's facts, first payout and ledger lines (migration 0038): the triggers keep what is
+    // written since, so a batch sets the facts only of payments no write has reached yet, adds the earliest
+    // payout to all, and adds the ledger lines they do not count yet.
     name: PAYMENT_PAYOUTS_BACKFILL,
     table: 'payments',
     key: 'id',
     keyType: 'text',
     update: `insert into payment_payouts as k (payment_id, known, account_type, account_id, currency, status, amount,
-                                              net, created_at, at, settled, first_payout_at)
-             select p.id, true, f.*, o.first_payout_at
+                                              net, created_at, at, settled, first_payout_at, ledger_lines)
+             select p.id, true, f.*, o.first_payout_at, c.lines
                from payments p cross join lateral payment_payout_facts(p) f
                left join first_payouts_of(array(select id from payments
                                                  where id between $1::text and $2::text)) o on o.payment_id = p.id
+               join uncounted_ledger_lines(array(select id from payments
+                                                  where id between $1::text and $2::text)) c on c.payment_id = p.id
               where p.id between $1::text and $2::text
              on conflict (payment_id) do update
                set known = true, first_payout_at = least(k.first_payout_at, excluded.first_payout_at),
+                  ledger_lines = k.ledger_lines + excluded.ledger_lines,
                   account_type = case when k.known then k.account_type else excluded.account_type end,
                   account_id = case when k.known then k.account_id else excluded.account_id end,
                   currency = case when k.known then k.currency else excluded.currency end,

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKFILLS, PAYMENT_PAYOUTS_BACKFILL } from '../../src/db/backfills.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { expectKeptAsRows, lines, payment, payout } from './paymentPayoutRows.ts';
+import { expectKeptAsRows, ledgerLines, lines, payment, payout } from './paymentPayoutRows.ts';
 
 // Two transactions writing the two sides of one payment's first payout at once, neither seeing the other's rows
 // until it commits: the second waits on the kept row and adds what it knows after the first commits.
@@ -20,7 +20,7 @@ afterAll(async () => {
   second.release();
   await pool.end();
 });
-beforeEach(() => pool.query('truncate payments, payouts, payout_lines'));
+beforeEach(() => pool.query('truncate payments, payouts, payout_lines, provider_ledger_lines'));
 
 /** Resolves once `client`'s backend waits for a lock another transaction holds. */
 async function waitingForLock(client: pg.PoolClient) {
@@ -70,6 +70,22 @@ describe('a payment’s first payout written from both sides at once', () => {
     await lineWritten;
     await second.query('commit');
     expect(await firstPayoutOf('py_1')).toEqual(new Date('2024-06-10T00:00:00Z'));
+    await expectKeptAsRows(pool);
+  });
+
+  it('a ledger line first, then its payment: the payment waits and the line is counted once', async () => {
+    const waited = await waitingForLock(second);
+    await first.query('begin');
+    await ledgerLines(first, [['lg_1', 'py_1', null]]);
+    await second.query('begin');
+    const paymentWritten = payment(second, 'py_1');
+    await waited();
+    await first.query('commit');
+    await paymentWritten;
+    await second.query('commit');
+    expect(
+      (await pool.query(`select ledger_lines from payment_payouts where payment_id = 'py_1'`)).rows,
+    ).toEqual([{ ledger_lines: 1 }]);
     await expectKeptAsRows(pool);
   });
 

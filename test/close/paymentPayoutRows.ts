@@ -33,7 +33,10 @@ export const lines = async (db: pg.Pool | pg.PoolClient, rows: [string, string, 
     );
 };
 
-/** Every payment or line source with what the rows say of it, against what `payment_payouts` keeps. */
+/**
+ * Every payment or line source with what the rows say of it, against what `payment_payouts` keeps: the ledger
+ * lines counted for each stored payment (the close reads no other's).
+ */
 export async function expectKeptAsRows(db: pg.Pool) {
   const fromRows = await db.query(
     `with ids as (select id from payments union select source_payment_id from payout_lines
@@ -41,7 +44,10 @@ export async function expectKeptAsRows(db: pg.Pool) {
      select * from (
        select ids.id as payment_id, p.id is not null as known, f.*,
               (select min(o.created_at) from payout_lines l join payouts o on o.id = l.payout_id
-                where l.source_payment_id = ids.id and l.kind = 'payment') as first_payout_at
+                where l.source_payment_id = ids.id and l.kind = 'payment') as first_payout_at,
+              case when p.id is not null
+                   then (select count(*)::int from provider_ledger_lines l where l.source_payment_id = ids.id)
+              end as ledger_lines
          from ids left join payments p on p.id = ids.id
          left join lateral payment_payout_facts(p) f on p.id is not null) e
       where known or first_payout_at is not null
@@ -49,8 +55,28 @@ export async function expectKeptAsRows(db: pg.Pool) {
   );
   const kept = await db.query(
     `select payment_id, known, account_type, account_id, currency, status, amount, net, created_at, at,
-            settled, first_payout_at
+            settled, first_payout_at, case when known then ledger_lines end as ledger_lines
        from payment_payouts where known or first_payout_at is not null order by 1`,
   );
   expect(kept.rows).toEqual(fromRows.rows);
 }
+
+/** Lines of the provider's ledger in one statement: each `[line id, payment id, payout id]`. */
+export const ledgerLines = async (
+  db: pg.Pool | pg.PoolClient,
+  rows: [string, string | null, string | null][],
+) => {
+  if (rows.length > 0)
+    await db.query(
+      `insert into provider_ledger_lines (account_id, id, payout_id, txn_type, kind, net, currency, source_id,
+                                          source_type, source_payment_id, created_at, listed_at)
+       select 'acc_1', l.id, l.payout, 'seller_payment', 'payment', 1000, 'usd', l.payment, 'payment', l.payment,
+              '2024-06-02T00:00:00Z', now()
+         from jsonb_to_recordset($1::jsonb) as l (id text, payment text, payout text)`,
+      [
+        JSON.stringify(
+          rows.map(([id, paymentId, payoutId]) => ({ id, payment: paymentId, payout: payoutId })),
+        ),
+      ],
+    );
+};

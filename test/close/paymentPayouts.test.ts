@@ -6,7 +6,7 @@ import { runBackfills } from '../../src/db/backfill.ts';
 import { BACKFILLS, PAYMENT_PAYOUTS_BACKFILL } from '../../src/db/backfills.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { expectKeptAsRows, lines, payment, payout } from './paymentPayoutRows.ts';
+import { expectKeptAsRows, ledgerLines, lines, payment, payout } from './paymentPayoutRows.ts';
 
 // The payments' first payouts kept as payments, payouts and lines are written (migration 0038) against what the
 // rows say, for random writes in any order; then the close's payments awaiting payout from them, and the
@@ -17,6 +17,7 @@ const log = createLogger('silent');
 const PAYMENTS = ['py_1', 'py_2', 'py_3'];
 const PAYOUTS = ['po_1', 'po_2', 'po_3'];
 const LINES = ['bt_1', 'bt_2', 'bt_3'];
+const LEDGER_LINES = ['lg_1', 'lg_2', 'lg_3'];
 const INSTANTS = ['2024-06-01T00:00:00Z', '2024-06-10T00:00:00Z', '2024-06-20T00:00:00Z', null];
 
 const write = fc.oneof(
@@ -48,12 +49,24 @@ const write = fc.oneof(
     ),
   }),
   fc.record({
+    table: fc.constant('provider_ledger_lines' as const),
+    rows: fc.array(
+      fc.tuple(
+        fc.constantFrom(...LEDGER_LINES),
+        fc.constantFrom(...PAYMENTS, null),
+        fc.constantFrom(null, 'po_1', 'po_x'),
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  }),
+  fc.record({
     table: fc.constantFrom(
       'delete payouts' as const,
       'delete payout_lines' as const,
       'delete payments' as const,
+      'delete provider_ledger_lines' as const,
     ),
-    id: fc.constantFrom(...PAYMENTS, ...PAYOUTS, ...LINES),
+    id: fc.constantFrom(...PAYMENTS, ...PAYOUTS, ...LINES, ...LEDGER_LINES),
   }),
 );
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
@@ -105,6 +118,27 @@ async function apply(db: pg.Pool, change: Write) {
       db,
       rows.filter((row) => !stored.has(row[0])),
     );
+  } else if (change.table === 'provider_ledger_lines') {
+    // A line listed again may name another payment, or move into a payout, as a listing's upsert writes it.
+    const rows = [...new Map(change.rows.map((row) => [row[0], row])).values()];
+    const { rows: stored } = await db.query(
+      'select id from provider_ledger_lines where id = any($1::text[])',
+      [rows.map((row) => row[0])],
+    );
+    const listed = new Set(stored.map((row) => row.id));
+    await db.query(
+      `update provider_ledger_lines l set source_id = v.payment, source_payment_id = v.payment, payout_id = v.payout
+         from jsonb_to_recordset($1::jsonb) as v (id text, payment text, payout text) where l.id = v.id`,
+      [
+        JSON.stringify(
+          rows.filter((row) => listed.has(row[0])).map(([id, payment, payout]) => ({ id, payment, payout })),
+        ),
+      ],
+    );
+    await ledgerLines(
+      db,
+      rows.filter((row) => !listed.has(row[0])),
+    );
   } else {
     await db.query(`delete from ${change.table.slice(7)} where id = $1`, [change.id]);
   }
@@ -115,12 +149,14 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url });
   await pool.query(
     `insert into payout_sync_accounts (account_id, synced_at, listed_from, newest_payout_created_at)
-     values ('acc_1', '2024-06-30T00:00:00Z', '2024-05-01T00:00:00Z', null)`,
+     values ('acc_1', '2024-06-30T00:00:00Z', '2024-05-01T00:00:00Z', null);
+     insert into provider_ledger_listings (account_id, listed_at, full_listed_at, lines)
+     values ('acc_1', '2024-06-30T00:00:00Z', '2024-06-30T00:00:00Z', 0)`,
   );
 });
 afterAll(() => pool.end());
 
-const reset = () => pool.query('truncate payments, payouts, payout_lines');
+const reset = () => pool.query('truncate payments, payouts, payout_lines, provider_ledger_lines');
 const setKept = (finished: boolean) =>
   pool.query(`update schema_backfills set finished_at = case when $2 then now() end where name = $1`, [
     PAYMENT_PAYOUTS_BACKFILL,
@@ -145,14 +181,21 @@ describe('the payments’ first payouts, kept as the rows are written', () => {
     );
   });
 
-  it('are emptied with the rows they come from', async () => {
+  it('are emptied with the rows they come from, and count the ledger again as the rebuild stores them', async () => {
     await reset();
     await payment(pool, 'py_1');
     await payout(pool, 'po_1', '2024-06-01T00:00:00Z');
     await lines(pool, [['bt_1', 'po_1', 'payment', 'py_1']]);
+    await ledgerLines(pool, [['lg_1', 'py_1', null]]);
     expect((await pool.query('select count(*)::int as n from payment_payouts')).rows[0].n).toBe(1);
     await pool.query('truncate payments, payouts, payout_lines');
     expect((await pool.query('select count(*)::int as n from payment_payouts')).rows[0].n).toBe(0);
+    // The provider's ledger is not projected: it stays, and the payment stored again counts its line.
+    await payment(pool, 'py_1');
+    await expectKeptAsRows(pool);
+    expect(
+      (await pool.query(`select ledger_lines from payment_payouts where payment_id = 'py_1'`)).rows,
+    ).toEqual([{ ledger_lines: 1 }]);
   });
 
   it('count the rows stored before the triggers, while payments and lines go on being written', async () => {
@@ -166,8 +209,20 @@ describe('the payments’ first payouts, kept as the rows are written', () => {
       ['bt_b', 'po_1', 'payment', 'py_40'],
       ['bt_c', 'po_1', 'payment', 'py_23'],
     ]);
+    await pool.query(
+      `alter table provider_ledger_lines disable trigger provider_ledger_lines_payouts_inserted`,
+    );
+    await ledgerLines(pool, [
+      ['lg_a', 'py_04', null],
+      ['lg_b', 'py_04', 'po_1'],
+      ['lg_c', 'py_41', null],
+      ['lg_d', 'py_21', null],
+    ]);
     await pool.query(`alter table payments enable trigger payments_payouts_inserted`);
     await pool.query(`alter table payout_lines enable trigger payout_lines_payouts_inserted`);
+    await pool.query(
+      `alter table provider_ledger_lines enable trigger provider_ledger_lines_payouts_inserted`,
+    );
     await pool.query(`update schema_backfills set last_key = null, finished_at = null where name = $1`, [
       PAYMENT_PAYOUTS_BACKFILL,
     ]);
@@ -184,7 +239,9 @@ describe('the payments’ first payouts, kept as the rows are written', () => {
         await pool.query(`update payments set amount = 5 where id = $1`, [`py_2${batch}`]);
         await payout(pool, `po_b${batch}`, `2024-06-0${batch}T00:00:00Z`);
         await lines(pool, [[`bt_b${batch}`, `po_b${batch}`, 'payment', `py_1${batch}`]]);
+        await ledgerLines(pool, [[`lg_b${batch}`, `py_2${batch}`, null]]);
         if (batch === 2) await payment(pool, 'py_40');
+        if (batch === 3) await payment(pool, 'py_41');
       },
     });
     expect(batch).toBe(5);
