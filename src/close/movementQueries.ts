@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
 import { listKeptDays } from './keptDayQueries.ts';
-import { ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow } from './movementRules.ts';
+import { ACCOUNT_MODES, ACCOUNT_TYPE_OF, COUNTED, FEE_KIND, type MovementRow } from './movementRules.ts';
 import { listLeftOutRefunds, listRefundSums } from './refundSumQueries.ts';
 import { type Granularity, listChunks, listLeftOutSales, listSales } from './salesQueries.ts';
 
@@ -109,7 +109,7 @@ async function listOtherMovements(
   timeZone: string,
 ): Promise<MovementRow[]> {
   const { rows } = await db.query<MovementRow>(
-    `with returned as (
+    `with ${ACCOUNT_MODES}, returned as (
        select p.id, p.account_type, p.account_id, p.currency, p.amount, p.failed_at as at
          from payments p
         where p.status = 'failed' and (p.succeeded_at is not null or p.returned is true)
@@ -140,9 +140,9 @@ async function listOtherMovements(
         where d.status = 'won' and d.status_updated_at >= $1::timestamptz and d.status_updated_at < $2::timestamptz and d.amount is not null
           and ${COUNTED('d.account_id', 'd.status_updated_at', DISPUTE_PAID)}
      ), paid as (
-       select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.currency, o.amount,
+       select o.id, o.account_id, ${ACCOUNT_TYPE_OF('o', 'm')} as account_type, o.currency, o.amount,
               o.created_at, o.status, o.updated_at, o.lines_complete
-         from payouts o
+         from payouts o left join account_modes m on m.account_id = o.account_id
         where (o.created_at >= $1::timestamptz and o.created_at < $2::timestamptz)
            or (o.status in ('failed', 'canceled') and o.updated_at >= $1::timestamptz and o.updated_at < $2::timestamptz)
      ), explained as (
@@ -167,9 +167,9 @@ async function listOtherMovements(
          from paid
         where status in ('failed', 'canceled') and updated_at >= $1::timestamptz and updated_at < $2::timestamptz
      ), bank_items as (
-       select ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, bl.value_date as day,
+       select ${ACCOUNT_TYPE_OF('o', 'm')} as account_type, o.account_id, o.currency, bl.value_date as day,
               'bank_credit' as kind, o.id as reference, bl.amount
-         from bank_lines bl join payouts o on o.id = bl.payout_id
+         from bank_lines bl join payouts o on o.id = bl.payout_id left join account_modes m on m.account_id = o.account_id
         where bl.value_date >= ($1::timestamptz at time zone $3::text)::date and bl.value_date < ($2::timestamptz at time zone $3::text)::date
      )
      select account_type, account_id, currency, (at at time zone $3::text)::date::text as day, kind,

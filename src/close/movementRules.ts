@@ -39,14 +39,20 @@ export const COUNTED = (accountId: string, at: string, contained: string) =>
                       and not exists (select 1 from payout_lines l where ${contained})))`;
 
 // A payout says no test or live: its account's mode as the provider stated it does, in the account_type of its
-// payments, disputes or forwarding requests (deliveries, or an API answer's is_test), else of the payout's own
-// delivery (one index lookup per payout while the account has payments). The payout sync's snapshots (ids
-// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed (docs/month-end.md,
-// "Test money"), so the journal leaves it out and the report lists it.
-export const ACCOUNT_TYPE_OF = (payout: string) =>
-  `coalesce((select account_type from payments where account_id = ${payout}.account_id limit 1),
-            (select account_type from disputes where account_id = ${payout}.account_id limit 1),
-            (select account_type from forwarding_requests where account_id = ${payout}.account_id limit 1),
+// payments, disputes or forwarding requests (deliveries, or an API answer's is_test), looked up once per account
+// (ACCOUNT_MODES, a CTE the query joins), else of the payout's own delivery. The payout sync's snapshots (ids
+// `api_…`) are left out: they carry a mode the sync assumed. Nothing stated: `unknown`, never guessed
+// (docs/month-end.md, "Test money"), so the journal leaves it out and the report lists it.
+export const ACCOUNT_MODES = `account_modes as materialized (
+  select a.account_id,
+         coalesce((select account_type from payments where account_id = a.account_id limit 1),
+                  (select account_type from disputes where account_id = a.account_id limit 1),
+                  (select account_type from forwarding_requests where account_id = a.account_id limit 1))
+           as account_type
+    from (select distinct account_id from payouts) a)`;
+/** The mode of `payout`, given its account's row of ACCOUNT_MODES as `mode`. */
+export const ACCOUNT_TYPE_OF = (payout: string, mode: string) =>
+  `coalesce(${mode}.account_type,
             (select e.account_type from events e
               where e.id = ${payout}.event_row_id and e.event_id not like 'api\\_%'),
             'unknown')`;

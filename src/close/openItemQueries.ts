@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import { ACCOUNT_TYPE_OF } from './movementRules.ts';
+import { ACCOUNT_MODES, ACCOUNT_TYPE_OF } from './movementRules.ts';
 
 export type OpenFindingRow = {
   code: string;
@@ -96,8 +96,10 @@ export async function listPayoutsNotInBank(
   timeZone: string,
 ): Promise<PayoutNotInBankRow[]> {
   const { rows } = await db.query<PayoutNotInBankRow>(
-    `select o.id, ${ACCOUNT_TYPE_OF('o')} as account_type, o.account_id, o.currency, o.amount, o.status, o.created_at
-       from payouts o
+    `with ${ACCOUNT_MODES}
+     select o.id, ${ACCOUNT_TYPE_OF('o', 'm')} as account_type, o.account_id, o.currency, o.amount, o.status,
+            o.created_at
+       from payouts o left join account_modes m on m.account_id = o.account_id
       where o.created_at < $1::timestamptz
         and not (o.status in ('failed', 'canceled') and o.updated_at < $1::timestamptz)
         and not exists (select 1 from bank_lines b
