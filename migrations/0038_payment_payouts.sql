@@ -135,11 +135,19 @@ begin
     return null;
   end if;
   if tg_op = 'UPDATE' then
+    -- Most updates (a line's newer snapshot) move nothing: only the lines that moved count again and add.
     perform recount_first_payouts(array(
       select distinct r.source_payment_id from removed r join added a on a.id = r.id
        where r.kind = 'payment' and r.source_payment_id is not null
          and (a.payout_id, a.kind, a.source_payment_id) is distinct from (r.payout_id, r.kind, r.source_payment_id)
        order by 1));
+    perform add_first_payouts(array_agg(payment_id order by payment_id), array_agg(created order by payment_id))
+       from (select l.source_payment_id as payment_id, min(o.created_at) as created
+               from added l join removed r on r.id = l.id join payouts o on o.id = l.payout_id
+              where l.kind = 'payment' and l.source_payment_id is not null and o.created_at is not null
+                and (l.payout_id, l.kind, l.source_payment_id) is distinct from (r.payout_id, r.kind, r.source_payment_id)
+              group by 1) f;
+    return null;
   end if;
   perform add_first_payouts(array_agg(payment_id order by payment_id), array_agg(created order by payment_id))
      from (select l.source_payment_id as payment_id, min(o.created_at) as created
