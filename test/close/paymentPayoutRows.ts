@@ -2,8 +2,9 @@ import type pg from 'pg';
 import { expect } from 'vitest';
 import { insertPayments } from '../payouts/payoutRows.ts';
 
-// Writes to payments, payouts and payout lines as the projection makes them (one statement for many rows
-// included), and the check that `payment_payouts` (migration 0038) says what the rows say.
+// Writes to payments, payouts, payout lines and the provider's ledger lines as the projection and the payout
+// sync make them (one statement for many rows included), and the check that `payment_payouts` (migration 0038)
+// says what the rows say.
 
 export const payment = (db: pg.Pool | pg.PoolClient, id: string, fields: Record<string, unknown> = {}) =>
   insertPayments(db, [{ id, amount: 1_000, created_at: '2024-06-05T00:00:00Z', ...fields }]);
