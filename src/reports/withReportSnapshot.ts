@@ -7,7 +7,8 @@ const REPORT_WORK_MEM = '32MB';
 
 /**
  * Runs `read` beside the report's own queries, on a second connection in the same snapshot, when the pool can
- * give one without waiting; otherwise after them on the report's connection. Either way it sees what they see.
+ * give one without waiting; otherwise on the report's connection, in turn with them. Either way it sees what
+ * they see.
  */
 export type Alongside = <T>(read: (db: Queryable) => Promise<T>) => Promise<T>;
 
