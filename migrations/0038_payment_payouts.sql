@@ -30,9 +30,7 @@ create table if not exists payment_payouts (
   -- provider has no line for, in the close's tie-out.
   ledger_lines integer not null default 0
 );
--- The close reads the settled payments in no payout created before a period's end.
-create index if not exists payment_payouts_awaiting_idx on payment_payouts
-  (coalesce(first_payout_at, 'infinity'::timestamptz)) where settled;
+-- Its index for the close is built concurrently by migration 0039.
 
 -- What the close reads of a payment (src/close/movementRules.ts: SUCCEEDED_PAYMENT, MANUAL_SUCCEEDED_AT).
 create or replace function payment_payout_facts(p payments)
