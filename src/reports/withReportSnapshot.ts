@@ -31,11 +31,20 @@ async function inSnapshot<T>(
   build: (client: PoolClient, alongside: Alongside) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  return inReportTransaction(client, null, () => build(client, alongsideOf(pool, client)));
+}
+
+/**
+ * `read` in a report's transaction on `client` (in `snapshot`, exported by another, when given), which is then
+ * released: whole, or broken off on an error.
+ */
+async function inReportTransaction<T>(client: PoolClient, snapshot: string | null, read: () => Promise<T>) {
   try {
     await client.query('begin isolation level repeatable read read only');
+    if (snapshot !== null) await client.query(`set transaction snapshot ${client.escapeLiteral(snapshot)}`);
     await client.query(`set local statement_timeout = '10min'`);
     await client.query(`set local work_mem = '${REPORT_WORK_MEM}'`);
-    const result = await build(client, alongsideOf(pool, client));
+    const result = await read();
     await client.query('commit');
     client.release();
     return result;
@@ -58,18 +67,6 @@ function alongsideOf(pool: Pool, client: PoolClient): Alongside {
       pool.waitingCount === 0 && (pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10));
     if (!free) return read(client);
     const helper = await pool.connect();
-    try {
-      await helper.query('begin isolation level repeatable read read only');
-      await helper.query(`set transaction snapshot ${helper.escapeLiteral(snapshot)}`);
-      await helper.query(`set local statement_timeout = '10min'`);
-      await helper.query(`set local work_mem = '${REPORT_WORK_MEM}'`);
-      const result = await read(helper);
-      await helper.query('commit');
-      helper.release();
-      return result;
-    } catch (err) {
-      helper.release(true);
-      throw err;
-    }
+    return inReportTransaction(helper, snapshot, () => read(helper));
   };
 }
