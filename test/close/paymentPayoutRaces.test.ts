@@ -38,6 +38,25 @@ async function waitingForLock(client: pg.PoolClient) {
   };
 }
 
+/**
+ * `firstWrite` in a transaction left open, then `secondWrite` in another, which must wait for it; then the first
+ * commits, and the second once its write is done.
+ */
+async function race(
+  firstWrite: (db: pg.PoolClient) => Promise<unknown>,
+  secondWrite: (db: pg.PoolClient) => Promise<unknown>,
+) {
+  const waited = await waitingForLock(second);
+  await first.query('begin');
+  await firstWrite(first);
+  await second.query('begin');
+  const written = secondWrite(second);
+  await waited();
+  await first.query('commit');
+  await written;
+  await second.query('commit');
+}
+
 const firstPayoutOf = async (id: string) =>
   (await pool.query('select first_payout_at from payment_payouts where payment_id = $1', [id])).rows[0]
     ?.first_payout_at;
@@ -45,44 +64,29 @@ const firstPayoutOf = async (id: string) =>
 describe('a payment’s first payout written from both sides at once', () => {
   it('a line first, then its payment: the payment waits and keeps the line’s payout', async () => {
     await payout(pool, 'po_1', '2024-06-10T00:00:00Z');
-    const waited = await waitingForLock(second);
-    await first.query('begin');
-    await lines(first, [['bt_1', 'po_1', 'payment', 'py_1']]);
-    await second.query('begin');
-    const paymentWritten = payment(second, 'py_1');
-    await waited();
-    await first.query('commit');
-    await paymentWritten;
-    await second.query('commit');
+    await race(
+      (db) => lines(db, [['bt_1', 'po_1', 'payment', 'py_1']]),
+      (db) => payment(db, 'py_1'),
+    );
     expect(await firstPayoutOf('py_1')).toEqual(new Date('2024-06-10T00:00:00Z'));
     await expectKeptAsRows(pool);
   });
 
   it('a payment first, then a line: the line waits and adds its payout', async () => {
     await payout(pool, 'po_1', '2024-06-10T00:00:00Z');
-    const waited = await waitingForLock(second);
-    await first.query('begin');
-    await payment(first, 'py_1');
-    await second.query('begin');
-    const lineWritten = lines(second, [['bt_1', 'po_1', 'payment', 'py_1']]);
-    await waited();
-    await first.query('commit');
-    await lineWritten;
-    await second.query('commit');
+    await race(
+      (db) => payment(db, 'py_1'),
+      (db) => lines(db, [['bt_1', 'po_1', 'payment', 'py_1']]),
+    );
     expect(await firstPayoutOf('py_1')).toEqual(new Date('2024-06-10T00:00:00Z'));
     await expectKeptAsRows(pool);
   });
 
   it('a ledger line first, then its payment: the payment waits and the line is counted once', async () => {
-    const waited = await waitingForLock(second);
-    await first.query('begin');
-    await ledgerLines(first, [['lg_1', 'py_1', null]]);
-    await second.query('begin');
-    const paymentWritten = payment(second, 'py_1');
-    await waited();
-    await first.query('commit');
-    await paymentWritten;
-    await second.query('commit');
+    await race(
+      (db) => ledgerLines(db, [['lg_1', 'py_1', null]]),
+      (db) => payment(db, 'py_1'),
+    );
     expect(
       (await pool.query(`select ledger_lines from payment_payouts where payment_id = 'py_1'`)).rows,
     ).toEqual([{ ledger_lines: 1 }]);
@@ -95,15 +99,10 @@ describe('a payment’s first payout written from both sides at once', () => {
     await payout(pool, 'po_2', '2024-06-05T00:00:00Z');
     await payout(pool, 'po_3', '2024-06-20T00:00:00Z');
     await lines(pool, [['bt_1', 'po_1', 'payment', 'py_1']]);
-    const waited = await waitingForLock(second);
-    await first.query('begin');
-    await lines(first, [['bt_2', 'po_2', 'payment', 'py_1']]);
-    await second.query('begin');
-    const moved = second.query(`update payout_lines set payout_id = 'po_3' where id = 'bt_1'`);
-    await waited();
-    await first.query('commit');
-    await moved;
-    await second.query('commit');
+    await race(
+      (db) => lines(db, [['bt_2', 'po_2', 'payment', 'py_1']]),
+      (db) => db.query(`update payout_lines set payout_id = 'po_3' where id = 'bt_1'`),
+    );
     expect(await firstPayoutOf('py_1')).toEqual(new Date('2024-06-05T00:00:00Z'));
     await expectKeptAsRows(pool);
   });
@@ -113,15 +112,10 @@ describe('a payment’s first payout written from both sides at once', () => {
     await payment(pool, 'py_1', { amount: 1_000 });
     await pool.query('alter table payments enable trigger payments_payouts_inserted');
     const backfill = BACKFILLS.find((item) => item.name === PAYMENT_PAYOUTS_BACKFILL);
-    const waited = await waitingForLock(second);
-    await first.query('begin');
-    await first.query(`update payments set amount = 2000 where id = 'py_1'`);
-    await second.query('begin');
-    const batch = second.query(backfill?.update ?? '', ['py_1', 'py_1']);
-    await waited();
-    await first.query('commit');
-    await batch;
-    await second.query('commit');
+    await race(
+      (db) => db.query(`update payments set amount = 2000 where id = 'py_1'`),
+      (db) => db.query(backfill?.update ?? '', ['py_1', 'py_1']),
+    );
     expect((await pool.query(`select amount from payment_payouts where payment_id = 'py_1'`)).rows).toEqual([
       { amount: 2000 },
     ]);
