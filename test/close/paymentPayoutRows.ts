@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { expect } from 'vitest';
-import { insertPayments } from '../payouts/payoutRows.ts';
+import { insertPayments, insertPayoutLines, insertPayouts } from '../payouts/payoutRows.ts';
 
 // Writes to payments, payouts, payout lines and the provider's ledger lines as the projection and the payout
 // sync make them (one statement for many rows included), and the check that `payment_payouts` (migration 0038)
@@ -10,27 +10,23 @@ export const payment = (db: pg.Pool | pg.PoolClient, id: string, fields: Record<
   insertPayments(db, [{ id, amount: 1_000, created_at: '2024-06-05T00:00:00Z', ...fields }]);
 
 export const payout = (db: pg.Pool | pg.PoolClient, id: string, createdAt: string | null) =>
-  db.query(
-    `insert into payouts (id, account_id, amount, currency, status, payout_type, created_at, updated_at,
-                          event_row_id, lines_complete, projected_at)
-     values ($1, 'acc_1', 0, 'usd', 'paid', 'cc', $2, '2024-06-01T00:00:00Z', 1, true, now())`,
-    [id, createdAt],
-  );
+  insertPayouts(db, [{ id, amount: 0, created_at: createdAt }]);
 
 /** Lines of one statement: each `[line id, payout id, kind, payment id]`. */
 export const lines = async (db: pg.Pool | pg.PoolClient, rows: [string, string, string, string | null][]) => {
   if (rows.length > 0)
-    await db.query(
-      `insert into payout_lines (id, payout_id, account_id, txn_type, kind, amount, fee, net, currency, source_id,
-                               source_type, source_payment_id, event_row_id, projected_at)
-     select l.id, l.payout, 'acc_1', 'seller_payment', l.kind, 1000, 0, 1000, 'usd', l.payment, 'payment',
-            l.payment, 1, now()
-       from jsonb_to_recordset($1::jsonb) as l (id text, payout text, kind text, payment text)`,
-      [
-        JSON.stringify(
-          rows.map(([id, payoutId, kind, paymentId]) => ({ id, payout: payoutId, kind, payment: paymentId })),
-        ),
-      ],
+    await insertPayoutLines(
+      db,
+      rows.map(([id, payoutId, kind, paymentId]) => ({
+        id,
+        payout_id: payoutId,
+        kind,
+        txn_type: 'seller_payment',
+        amount: 1000,
+        source_id: paymentId,
+        source_type: 'payment',
+        source_payment_id: paymentId,
+      })),
     );
 };
 

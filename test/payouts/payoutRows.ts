@@ -13,7 +13,7 @@ async function insertRows(pool: Queryable, table: string, defaults: Row, rows: R
 const PROJECTED = { event_row_id: 1, projected_at: '2024-06-01T00:00:00Z' };
 
 /** A paid usd payout of acc_1 with every line loaded, unless overridden. */
-export const insertPayouts = (pool: pg.Pool, rows: Row[]) =>
+export const insertPayouts = (pool: Queryable, rows: Row[]) =>
   insertRows(
     pool,
     'payouts',
@@ -31,7 +31,7 @@ export const insertPayouts = (pool: pg.Pool, rows: Row[]) =>
   );
 
 /** Lines with net = amount - fee unless given. */
-export const insertPayoutLines = (pool: pg.Pool, rows: Row[]) =>
+export const insertPayoutLines = (pool: Queryable, rows: Row[]) =>
   insertRows(
     pool,
     'payout_lines',
