@@ -34,13 +34,15 @@ type MonthTotals = { month: string; key: AccountKey; totals: KindTotals };
 
 export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
 
-/** Movements summed per month and account key, by kind: what a close books. */
+/** Movements summed per month and account key, by kind: what a close books, by month, then account key. */
 export function bookedOf(rows: MovementRow[]): BookedRow[] {
-  return [...totalsByMonth(rows, monthOfDay).values()].map(({ month, key, totals }) => ({
-    month,
-    ...key,
-    totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
-  }));
+  return [...totalsByMonth(rows, monthOfDay).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, { month, key, totals }]) => ({
+      month,
+      ...key,
+      totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
+    }));
 }
 
 const accountOf = (row: AccountKey): AccountKey => ({

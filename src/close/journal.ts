@@ -159,5 +159,23 @@ export function journalMovementsOf(
     addAmount,
     sums,
   );
-  return [...sums.values()].filter((entry) => entry.amount !== 0);
+  return [...sums.values()]
+    .filter((entry) => entry.amount !== 0)
+    .map((entry): [string, JournalMovement] => [movementOrderOf(entry), entry])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, entry]) => entry);
 }
+
+/**
+ * The report's order of journal movements, as one string: the period's own before its adjustments, per currency,
+ * day and kind, a day's payouts by id before its sum. Columns joined by U+0000, which sorts before any they hold.
+ */
+const movementOrderOf = (movement: JournalMovement) =>
+  [
+    movement.adjusts ? '1' : '0',
+    movement.currency,
+    movement.adjusts ?? '',
+    movement.day,
+    movement.kind,
+    movement.reference === null ? '\u0001' : `\u0000${movement.reference}`,
+  ].join('\u0000');

@@ -29,32 +29,24 @@ export async function listMovements(
     await listLeftOutRefunds(db, from, to, timeZone),
     await listOtherMovements(db, from, to, timeZone),
   ];
-  // Each row is this call's own: dated and summed in place, then sorted by a key made once per row.
+  // Each row is this call's own: dated and summed in place. In no order: every caller sums or sorts what it keeps.
   const sums = new Map<string, MovementRow>();
-  const sorted: [string, MovementRow][] = [];
+  const rows: MovementRow[] = [];
   for (const part of parts)
     for (const row of part) {
       if (granularity === 'month') row.day = `${row.day.slice(0, 7)}-01`;
-      const key = orderKeyOf(row);
       if (row.reference !== null) {
-        sorted.push([`${key}\u0000${row.reference}`, row]);
+        rows.push(row);
         continue;
       }
+      const key = `${row.account_type}\u0000${row.account_id}\u0000${row.currency}\u0000${row.day}\u0000${row.kind}`;
       const sum = sums.get(key);
       if (sum) sum.amount += row.amount;
       else sums.set(key, row);
     }
-  for (const [key, row] of sums) if (row.amount !== 0) sorted.push([`${key}\u0001`, row]);
-  return sorted.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (const row of sums.values()) if (row.amount !== 0) rows.push(row);
+  return rows;
 }
-
-/**
- * The order a report lists movements in: account key, day, kind, then payouts by id (a kind's daily sum after
- * them). The columns joined by U+0000, which sorts before any character they hold, order as the columns one by
- * one would.
- */
-const orderKeyOf = (row: MovementRow) =>
-  `${row.account_type}\u0000${row.account_id}\u0000${row.currency ?? ''}\u0000${row.day}\u0000${row.kind}`;
 
 /**
  * Sales, their fees, refunds and returned fees, before the payout-listing rule takes its part off: from the

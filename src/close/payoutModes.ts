@@ -14,7 +14,8 @@ export type PayoutModeUnknownRow = {
 
 /**
  * The open item `payout_mode_unknown`: each movement of a payout whose account Tally cannot tell live or test.
- * The journal books live money only, so these are left out of it until the account's mode is known.
+ * The journal books live money only, so these are left out of it until the account's mode is known. Per account,
+ * currency, day and kind, by payout id.
  */
 export function payoutsOfUnknownMode(movements: MovementRow[]): PayoutModeUnknownRow[] {
   return movements
@@ -26,5 +27,15 @@ export function payoutsOfUnknownMode(movements: MovementRow[]): PayoutModeUnknow
       day: row.day,
       kind: row.kind,
       amount: row.amount,
-    }));
+    }))
+    .sort(
+      (a, b) =>
+        compare(a.account_id, b.account_id) ||
+        compare(a.currency, b.currency) ||
+        compare(a.day, b.day) ||
+        compare(a.kind, b.kind) ||
+        compare(a.payout_id, b.payout_id),
+    );
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
