@@ -138,7 +138,10 @@ export async function buildPeriodClose(
   );
 
   const unpaid = await listUnpaidPayments(db, to, ITEMS_LISTED);
-  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine, await providerHeld);
+  const findings = await listPeriodFindings(db, period, from, to);
+  const payoutsNotInBank = await listPayoutsNotInBank(db, to, timeZone);
+  // Last: it waits for the held lines once the report's own queries are done.
+  const tieOut = await tieOutAt(db, to, generatedAt, unpaid.withoutLine, providerHeld);
   const keys = new Map<string, AccountKey>();
   for (const source of [during, before, adjustments])
     for (const [key, entry] of source) keys.set(key, entry.key);
@@ -187,7 +190,6 @@ export async function buildPeriodClose(
         Object.values(row.adjustments ?? {}).some((value) => value !== 0),
     );
 
-  const findings = await listPeriodFindings(db, period, from, to);
   const report = {
     kind: 'period' as const,
     period,
@@ -201,7 +203,7 @@ export async function buildPeriodClose(
       findings: findings.filter((row) => row.status === 'open').map(({ accepted: _accepted, ...row }) => row),
       accepted: findings.filter((row) => row.status === 'accepted'),
       payments_awaiting_payout: unpaid.awaiting,
-      payouts_not_in_bank: (await listPayoutsNotInBank(db, to, timeZone)).map((row) => ({
+      payouts_not_in_bank: payoutsNotInBank.map((row) => ({
         ...row,
         created_at: row.created_at.toISOString(),
       })),

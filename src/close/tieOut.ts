@@ -68,20 +68,20 @@ function groupByKey<T extends { account_id: string; currency: string }>(rows: T[
  * the provider's held balance from its ledger, the difference from Tally's `held_end`, and the items on each side
  * that explain it; null, with the reason, for an account whose ledger is not listed or is stale. The sales
  * without a line come with the payments awaiting payout (listUnpaidPayments), the provider's held lines from
- * sumProviderHeld, read alongside the rest of the report.
+ * sumProviderHeld, read alongside the rest of the report: awaited after this connection's own queries.
  */
 export async function tieOutAt(
   db: Queryable,
   to: Date,
   now: Date,
   salesWithoutLine: ItemWithoutLineRow[],
-  providerHeld: ProviderHeldRow[],
+  providerHeld: Promise<ProviderHeldRow[]>,
 ) {
   const states = new Map((await listLedgerStates(db)).map((row) => [row.account_id, row]));
-  const held = new Map(providerHeld.map((row) => [keyOf(row), row]));
   const items = groupByKey(
     [...salesWithoutLine, ...(await listItemsWithoutLine(db, to))].sort(byInstantThenId),
   );
+  const held = new Map((await providerHeld).map((row) => [keyOf(row), row]));
   return (account: { account_id: string; currency: string }, heldEnd: number): TieOut => {
     const state = states.get(account.account_id);
     const { ledger, note } = ledgerStatusOf(state, to, now);

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { SUCCEEDED_REFUND } from '../reports/dailyPaymentQueries.ts';
 import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, REFUNDS_WITH_KEY } from './movementRules.ts';
+import { paymentPayoutsKept } from './paymentPayoutsKept.ts';
 
 // How many explaining items of each side the report lists per account and currency.
 export const ITEMS_LISTED = 100;
@@ -28,10 +29,11 @@ export type ProviderHeldRow = {
  * and in no payout created before `to` (Tally's payout, or the ledger's own line for that payout; a line in a
  * payout neither dates counts as paid out). Each counts at the instant of its source Tally knows, on that
  * source's business day (a refund's creation; a dispute's, or its win for the funds returned; a payment's
- * success, or its return for what a return hands back), any other line on its own `created_at`. One parallel
- * pass, summed per key in the workers; the lines without an item are sorted and cut here.
+ * success, or its return for what a return hands back), any other line on its own `created_at`. One pass, summed
+ * per key; the lines without an item are sorted and cut here. A line's payment is read as LINE_PAYMENT says.
  */
 export async function sumProviderHeld(db: Queryable, to: Date): Promise<ProviderHeldRow[]> {
+  const payment = (await paymentPayoutsKept(db)) ? LINE_PAYMENT.kept : LINE_PAYMENT.rows;
   const { rows } = await db.query<ProviderHeldRow & { unknown: LineWithoutItem[] | null }>(
     `select l.account_id, l.currency, coalesce(sum(l.net) filter (where c.counted_at < $1::timestamptz), 0)::bigint
               as provider_held_end,
@@ -42,16 +44,17 @@ export async function sumProviderHeld(db: Queryable, to: Date): Promise<Provider
        from provider_ledger_lines l
        left join refunds r on r.id = l.source_id
        left join disputes d on d.id = l.source_id
-       left join payments p on p.id = l.source_payment_id
+       ${payment}
        cross join lateral (
          select case when r.id is not null then coalesce(r.created_at, r.updated_at)
                      when d.id is not null then
                        case when l.net > 0 and d.status = 'won' then d.status_updated_at else d.created_at end
+                     when k.payment_id is not null then k.at
                      when p.id is not null then
                        case when l.kind not in ('payment', 'fee') and p.failed_at is not null then p.failed_at
                             when ${MANUAL_CAPTURE} then ${MANUAL_SUCCEEDED_AT} else p.created_at end
                      else l.created_at end as counted_at,
-                (r.id is not null or d.id is not null or p.id is not null) as known) c
+                (r.id is not null or d.id is not null or k.payment_id is not null or p.id is not null) as known) c
       where l.kind <> 'payout' and (l.payout_id is null or l.payout_id = any($2::text[]))
       group by 1, 2`,
     [to, await listPayoutsAfter(db, to)],
@@ -62,6 +65,23 @@ export async function sumProviderHeld(db: Queryable, to: Date): Promise<Provider
     lines_without_item: (unknown ?? []).sort(byCreatedThenId).slice(0, ITEMS_LISTED),
   }));
 }
+
+// A held line's payment, `p`, or the instant it counts at, `k.at`. From the rows: every payment, hashed against
+// the lines. Once the kept first payouts count every payment (paymentPayoutsKept): a sale's or fee's line takes the
+// sale's instant from the settled payments no payout created before $1 contains, read by their index (migration
+// 0039). Those are the payments nearly every held line names, a fraction of all payments. The few other lines
+// (a return's, a payment paid out or unknown) look theirs up one by one: `offset 0` keeps that a nested loop.
+const LINE_PAYMENT = {
+  rows: `left join payments p on p.id = l.source_payment_id
+         cross join lateral (select null::text as payment_id, null::timestamptz as at) k`,
+  kept: `left join (select payment_id, at from payment_payouts
+                     where settled and coalesce(first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz) k
+           on k.payment_id = l.source_payment_id and l.kind in ('payment', 'fee')
+         left join lateral (
+           select p.id, p.failed_at, p.capture_strategy, p.succeeded_at, p.captured_at, p.created_at from payments p
+            where p.id = l.source_payment_id and k.payment_id is null and r.id is null and d.id is null
+           offset 0) p on true`,
+};
 
 const byCreatedThenId = (a: LineWithoutItem, b: LineWithoutItem) =>
   a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1;

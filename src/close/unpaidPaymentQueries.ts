@@ -1,7 +1,7 @@
-import { PAYMENT_PAYOUTS_BACKFILL } from '../db/backfills.ts';
 import type { Queryable } from '../db/pool.ts';
 import { PAYABLE_PAYMENT_STATUSES, sqlStatuses } from '../domain/paymentStatuses.ts';
 import { MANUAL_CAPTURE, MANUAL_SUCCEEDED_AT, SUCCEEDED_PAYMENT } from './movementRules.ts';
+import { paymentPayoutsKept } from './paymentPayoutsKept.ts';
 import type { ItemWithoutLineRow } from './tieOutQueries.ts';
 
 export type AwaitingPayoutRow = {
@@ -41,15 +41,6 @@ const KEPT = {
   held: '',
   withoutLine: 'u.ledger_lines = 0',
 };
-
-/** Whether the kept first payouts count every stored payment: the backfill that counts those before has finished. */
-async function paymentPayoutsKept(db: Queryable): Promise<boolean> {
-  const { rows } = await db.query<{ finished: boolean }>(
-    'select finished_at is not null as finished from schema_backfills where name = $1::text',
-    [PAYMENT_PAYOUTS_BACKFILL],
-  );
-  return rows[0]?.finished ?? false;
-}
 
 type UnpaidRow =
   | ({ part: 'awaiting' } & AwaitingPayoutRow)

@@ -58,21 +58,29 @@ export async function expectKeptAsRows(db: pg.Pool) {
   expect(kept.rows).toEqual(fromRows.rows);
 }
 
-/** Lines of the provider's ledger in one statement: each `[line id, payment id, payout id]`. */
+/**
+ * Lines of the provider's ledger in one statement: each `[line id, payment id, payout id, kind]` (a sale's line
+ * unless a kind is given).
+ */
 export const ledgerLines = async (
   db: pg.Pool | pg.PoolClient,
-  rows: [string, string | null, string | null][],
+  rows: [string, string | null, string | null, string?][],
 ) => {
   if (rows.length > 0)
     await db.query(
       `insert into provider_ledger_lines (account_id, id, payout_id, txn_type, kind, net, currency, source_id,
                                           source_type, source_payment_id, created_at, listed_at)
-       select 'acc_1', l.id, l.payout, 'seller_payment', 'payment', 1000, 'usd', l.payment, 'payment', l.payment,
+       select 'acc_1', l.id, l.payout, 'seller_payment', l.kind, 1000, 'usd', l.payment, 'payment', l.payment,
               '2024-06-02T00:00:00Z', now()
-         from jsonb_to_recordset($1::jsonb) as l (id text, payment text, payout text)`,
+         from jsonb_to_recordset($1::jsonb) as l (id text, payment text, payout text, kind text)`,
       [
         JSON.stringify(
-          rows.map(([id, paymentId, payoutId]) => ({ id, payment: paymentId, payout: payoutId })),
+          rows.map(([id, paymentId, payoutId, kind]) => ({
+            id,
+            payment: paymentId,
+            payout: payoutId,
+            kind: kind ?? 'payment',
+          })),
         ),
       ],
     );

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sumProviderHeld } from '../../src/close/tieOutQueries.ts';
 import { listUnpaidPayments } from '../../src/close/unpaidPaymentQueries.ts';
 import { runBackfills } from '../../src/db/backfill.ts';
 import { BACKFILLS, PAYMENT_PAYOUTS_BACKFILL } from '../../src/db/backfills.ts';
@@ -9,8 +10,8 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { expectKeptAsRows, ledgerLines, lines, payment, payout } from './paymentPayoutRows.ts';
 
 // The payments' first payouts kept as payments, payouts and lines are written (migration 0038) against what the
-// rows say, for random writes in any order; then the close's payments awaiting payout from them, and the
-// backfill that counts the rows stored before the triggers.
+// rows say, for random writes in any order; then the close's payments awaiting payout and the provider's held
+// lines from them, and the backfill that counts the rows stored before the triggers.
 let url: string;
 let pool: pg.Pool;
 const log = createLogger('silent');
@@ -27,6 +28,7 @@ const write = fc.oneof(
     status: fc.constantFrom('succeeded', 'pending', 'failed', 'refunded', 'disputed'),
     capture_strategy: fc.constantFrom('automatic', 'manual'),
     succeeded_at: fc.constantFrom(...INSTANTS),
+    failed_at: fc.constantFrom(...INSTANTS),
     created_at: fc.constantFrom(...INSTANTS.slice(0, 3)),
     amount: fc.integer({ min: 1, max: 10_000 }),
     fees_processing: fc.integer({ min: 0, max: 100 }),
@@ -55,6 +57,7 @@ const write = fc.oneof(
         fc.constantFrom(...LEDGER_LINES),
         fc.constantFrom(...PAYMENTS, null),
         fc.constantFrom(null, 'po_1', 'po_x'),
+        fc.constantFrom('payment', 'fee', 'ach_return'),
       ),
       { minLength: 1, maxLength: 3 },
     ),
@@ -76,7 +79,7 @@ async function apply(db: pg.Pool, change: Write) {
     const { table: _table, id, ...fields } = change;
     const updated = await db.query(
       `update payments set status = $2, capture_strategy = $3, succeeded_at = $4, created_at = $5, amount = $6,
-              fees_processing = $7 where id = $1`,
+              fees_processing = $7, failed_at = $8 where id = $1`,
       [
         id,
         fields.status,
@@ -85,6 +88,7 @@ async function apply(db: pg.Pool, change: Write) {
         fields.created_at,
         fields.amount,
         fields.fees_processing,
+        fields.failed_at,
       ],
     );
     if (updated.rowCount === 0) await payment(db, id, fields);
@@ -127,11 +131,14 @@ async function apply(db: pg.Pool, change: Write) {
     );
     const listed = new Set(stored.map((row) => row.id));
     await db.query(
-      `update provider_ledger_lines l set source_id = v.payment, source_payment_id = v.payment, payout_id = v.payout
-         from jsonb_to_recordset($1::jsonb) as v (id text, payment text, payout text) where l.id = v.id`,
+      `update provider_ledger_lines l set source_id = v.payment, source_payment_id = v.payment, payout_id = v.payout,
+              kind = v.kind
+         from jsonb_to_recordset($1::jsonb) as v (id text, payment text, payout text, kind text) where l.id = v.id`,
       [
         JSON.stringify(
-          rows.filter((row) => listed.has(row[0])).map(([id, payment, payout]) => ({ id, payment, payout })),
+          rows
+            .filter((row) => listed.has(row[0]))
+            .map(([id, payment, payout, kind]) => ({ id, payment, payout, kind })),
         ),
       ],
     );
@@ -164,7 +171,7 @@ const setKept = (finished: boolean) =>
   ]);
 
 describe('the payments’ first payouts, kept as the rows are written', () => {
-  it('say what the rows say after any writes, and the close’s payments awaiting payout are the same', async () => {
+  it('say what the rows say after any writes, and the close’s payments awaiting payout and provider’s held lines are the same', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 25 }), async (writes) => {
         await reset();
@@ -173,12 +180,35 @@ describe('the payments’ first payouts, kept as the rows are written', () => {
         for (const end of ['2024-06-10T00:00:00Z', '2024-06-15T00:00:00Z', '2024-07-01T00:00:00Z']) {
           await setKept(false);
           const fromRows = await listUnpaidPayments(pool, new Date(end), 100);
+          const heldFromRows = await sumProviderHeld(pool, new Date(end));
           await setKept(true);
           expect(await listUnpaidPayments(pool, new Date(end), 100)).toEqual(fromRows);
+          expect(await sumProviderHeld(pool, new Date(end))).toEqual(heldFromRows);
         }
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('give a returned payment’s held return line its failure, and its sale line the sale, on either path', async () => {
+    await reset();
+    await payment(pool, 'py_1', {
+      status: 'failed',
+      created_at: '2024-06-05T00:00:00Z',
+      succeeded_at: '2024-06-05T00:00:00Z',
+      failed_at: '2024-06-20T00:00:00Z',
+    });
+    await ledgerLines(pool, [
+      ['lg_1', 'py_1', null, 'payment'],
+      ['lg_2', 'py_1', null, 'ach_return'],
+    ]);
+    for (const kept of [false, true]) {
+      await setKept(kept);
+      // At 15 June the sale is held; the return counts on 20 June, after it.
+      expect(await sumProviderHeld(pool, new Date('2024-06-15T00:00:00Z'))).toEqual([
+        { account_id: 'acc_1', currency: 'usd', provider_held_end: 1_000, lines_without_item: [] },
+      ]);
+    }
   });
 
   it('are emptied with the rows they come from, and count the ledger again as the rebuild stores them', async () => {
