@@ -44,21 +44,15 @@ export function entryIdOf(
 /**
  * Balanced entries from the period's movements, one per business day, kind of movement and currency (a payout,
  * its reversal and its bank credit one per payout): two lines of the same amount, debit and credit as
- * MOVEMENTS says, swapped for a negative amount. In a fixed order, so the same numbers give the same journal.
- * A zero movement books nothing.
+ * MOVEMENTS says, swapped for a negative amount. In a fixed order (entryOrderOf), so the same numbers give the
+ * same journal. A zero movement books nothing.
  */
 export function buildJournalEntries(period: string, movements: JournalMovement[]): JournalEntry[] {
-  const order = Object.keys(MOVEMENTS);
   const sorted = movements
     .filter((movement) => movement.amount !== 0)
-    .toSorted(
-      (a, b) =>
-        a.currency.localeCompare(b.currency) ||
-        a.day.localeCompare(b.day) ||
-        (a.adjusts ?? '').localeCompare(b.adjusts ?? '') ||
-        order.indexOf(a.kind) - order.indexOf(b.kind) ||
-        (a.reference ?? '').localeCompare(b.reference ?? ''),
-    );
+    .map((movement): [string, JournalMovement] => [entryOrderOf(movement), movement])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, movement]) => movement);
   return sorted.map((movement) => {
     const posting = MOVEMENTS[movement.kind];
     const amount = Math.abs(movement.amount);
@@ -85,6 +79,25 @@ export function buildJournalEntries(period: string, movements: JournalMovement[]
     };
   });
 }
+
+// Each kind's place in MOVEMENTS, two digits, so that it sorts as a number.
+const KIND_ORDER = new Map(
+  Object.keys(MOVEMENTS).map((kind, index) => [kind, String(index).padStart(2, '0')]),
+);
+
+/**
+ * An entry's place in the journal, as one string compared by code point (the same on every machine, whatever its
+ * locale data): currency, day, the closed period an adjustment is to (none first), the kind as MOVEMENTS orders
+ * kinds, then the payout. Columns joined by U+0000, which sorts before any character they hold.
+ */
+const entryOrderOf = (movement: JournalMovement) =>
+  [
+    movement.currency,
+    movement.day,
+    movement.adjusts ?? '',
+    KIND_ORDER.get(movement.kind),
+    movement.reference ?? '',
+  ].join('\u0000');
 
 /**
  * The entries of a stored journal. Versions closed before entries had ids carry a position (`n`) instead: their
