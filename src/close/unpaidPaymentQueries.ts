@@ -14,8 +14,9 @@ export type AwaitingPayoutRow = {
 
 // The settled payments of accounts whose payouts Tally syncs, created before $1, in no payout created before it,
 // and which of them the provider's ledger names in no line: from the rows, each payment against every payout line
-// and the held lines hashed once (the whole ledger looked up only for the few they leave); or from the kept first
-// payouts and ledger counts (migration 0038), by their index.
+// and the held lines hashed once (the whole ledger looked up only for the few they leave), found once for both;
+// or from the kept first payouts and ledger counts (migration 0038), each by its partial index (migrations 0039
+// and 0040: those without a line are few, and read apart).
 const FROM_ROWS = {
   unpaid: `
     select p.account_type, p.account_id, p.currency, p.id, p.status, p.amount, p.created_at,
@@ -28,18 +29,25 @@ const FROM_ROWS = {
   held: `, held as materialized (
     select h.source_payment_id as id from provider_ledger_lines h
      where h.payout_id is null and h.source_payment_id is not null)`,
+  withoutLineOf: 'unpaid',
   withoutLine: `not exists (select 1 from held h where h.id = u.id)
                 and not exists (select 1 from provider_ledger_lines l where l.source_payment_id = u.id)`,
 };
 const KEPT = {
   unpaid: `
-    select k.account_type, k.account_id, k.currency, k.payment_id as id, k.status, k.amount, k.created_at, k.net,
-           k.at, k.ledger_lines
+    select k.account_type, k.account_id, k.currency, k.status, k.amount
       from payment_payouts k join payout_sync_accounts s on s.account_id = k.account_id
      where k.settled and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
        and k.created_at < $1::timestamptz`,
   held: '',
-  withoutLine: 'u.ledger_lines = 0',
+  // Looked up for the listed accounts only (their ids as an array, which the index scan takes): the index also
+  // holds the payments of accounts whose ledger is not listed, which have no line for ever.
+  withoutLineOf: `(
+    select k.account_id, k.currency, k.payment_id as id, k.created_at, k.net, k.at from payment_payouts k
+     where k.account_id = any(array(select g.account_id from provider_ledger_listings g where g.listed_at is not null))
+       and k.settled and k.ledger_lines = 0 and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
+       and k.created_at < $1::timestamptz)`,
+  withoutLine: 'true',
 };
 
 type UnpaidRow =
@@ -48,7 +56,7 @@ type UnpaidRow =
 
 /**
  * The succeeded payments of accounts whose payouts Tally syncs that no payout created before `to` (the period's
- * end) contains, found once for two uses:
+ * end) contains, for two uses:
  * - `awaiting`: those still to be paid out (not refunded in full) created before `to`, summed per account key;
  *   as at the end, so a payout of 2 November leaves them awaiting payout in October.
  * - `withoutLine`: for the tie-out, those of accounts with a ledger listing, since its start and counted before
@@ -65,7 +73,7 @@ export async function listUnpaidPayments(db: Queryable, to: Date, listed: number
      union all
      select 'without_line', null, account_id, currency, null, net, 'payment', id, at
        from (select u.*, row_number() over (partition by u.account_id, u.currency order by u.at, u.id) as n
-               from unpaid u
+               from ${from.withoutLineOf} u
                join payout_sync_accounts s on s.account_id = u.account_id and u.created_at >= s.listed_from
                join provider_ledger_listings g on g.account_id = u.account_id and g.listed_at is not null
               where u.at < $1::timestamptz and ${from.withoutLine}) numbered
