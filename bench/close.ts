@@ -3,8 +3,8 @@
 // generated in Postgres; then, in interleaved rounds (BENCH_ROUNDS, default 3), a baseline (one grouped scan
 // of the month's payments) and the month's close report (as GET /api/periods/:period builds it) with its
 // journal in all four formats. Prints each round's times and ratio, the median ratio, and the process's peak
-// RSS while building, each round from a collected heap. BENCH_EXPLAIN=1 also prints, on stderr, each query of the first round with its time and
-// plan.
+// RSS while building, each round from a collected heap. BENCH_EXPLAIN=1 also prints, on stderr, each query of
+// the first round with its time and plan.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';

@@ -34,7 +34,7 @@ type MonthTotals = { month: string; key: AccountKey; totals: KindTotals };
 
 export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
 
-/** Movements summed per month and account key, by kind: what a close books, by month, then account key. */
+/** Movements summed per month and account key, by kind, in that order: what a close books. */
 export function bookedOf(rows: MovementRow[]): BookedRow[] {
   return [...totalsByMonth(rows, monthOfDay).entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

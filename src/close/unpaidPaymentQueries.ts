@@ -44,8 +44,10 @@ const KEPT = {
   // holds the payments of accounts whose ledger is not listed, which have no line for ever.
   withoutLineOf: `(
     select k.account_id, k.currency, k.payment_id as id, k.created_at, k.net, k.at from payment_payouts k
-     where k.account_id = any(array(select g.account_id from provider_ledger_listings g where g.listed_at is not null))
-       and k.settled and k.ledger_lines = 0 and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
+     where k.account_id = any(array(select g.account_id from provider_ledger_listings g
+                                     where g.listed_at is not null))
+       and k.settled and k.ledger_lines = 0
+       and coalesce(k.first_payout_at, 'infinity'::timestamptz) >= $1::timestamptz
        and k.created_at < $1::timestamptz)`,
   withoutLine: 'true',
 };

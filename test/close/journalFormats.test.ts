@@ -42,6 +42,27 @@ describe('entry ids', () => {
     expect(again.filter((entry) => entry.day !== '2026-10-02')).toEqual(entries);
   });
 
+  it('come in one order on every machine: currency, day (its adjustments after it), kind, payout by code point', () => {
+    const day = { currency: 'usd', day: '2026-10-01', reference: null } as const;
+    const mixed = buildJournalEntries(PERIOD, [
+      { ...day, kind: 'payout', reference: 'po_a', amount: 1 },
+      { ...day, kind: 'sale', amount: 1, adjusts: '2026-09' },
+      { ...day, kind: 'payout', reference: 'po_B', amount: 1 },
+      { ...day, kind: 'sale', amount: 1 },
+      { ...day, kind: 'payout', reference: 'po_1', amount: 1 },
+      { ...day, currency: 'cad', day: '2026-10-02', kind: 'sale', amount: 1 },
+    ]);
+    // A locale's collation would put po_a before po_B; code points put capitals first.
+    expect(mixed.map((entry) => entry.id)).toEqual([
+      'tally-2026-10-cad-20261002-sale',
+      'tally-2026-10-usd-20261001-sale',
+      'tally-2026-10-usd-20261001-payout-po_1',
+      'tally-2026-10-usd-20261001-payout-po_B',
+      'tally-2026-10-usd-20261001-payout-po_a',
+      'tally-2026-10-usd-20261001-adj-2026-09-sale',
+    ]);
+  });
+
   it('are given to a version stored with positions instead, from the reference it was stored with', () => {
     const positioned = entries.map(({ id: _id, ...entry }, index) => ({ ...entry, n: index + 1 }));
     expect(storedEntries(positioned)).toEqual(entries);
