@@ -8,7 +8,7 @@ import type { MovementRow } from './movementRules.ts';
 import { listPayoutsNotInBank, listPeriodFindings } from './openItemQueries.ts';
 import { payoutsOfUnknownMode } from './payoutModes.ts';
 import { periodBounds } from './periods.ts';
-import { addMovement, sumByKey } from './sumByKey.ts';
+import { addMovement, sortedByKey, sumByKey } from './sumByKey.ts';
 import { tieOutAt } from './tieOut.ts';
 import { ITEMS_LISTED, sumProviderHeld } from './tieOutQueries.ts';
 import { sumUnexplainedByFinding } from './unexplainedQueries.ts';
@@ -36,13 +36,13 @@ export type PeriodReport = Awaited<ReturnType<typeof buildPeriodReport>>;
 
 /** Movements summed per month and account key, by kind, in that order: what a close books. */
 export function bookedOf(rows: MovementRow[]): BookedRow[] {
-  return [...totalsByMonth(rows, monthOfDay).entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, { month, key, totals }]) => ({
+  return sortedByKey(totalsByMonth(rows, monthOfDay).entries(), ([key]) => key).map(
+    ([, { month, key, totals }]) => ({
       month,
       ...key,
       totals: Object.fromEntries(Object.entries(totals).filter(([, amount]) => amount !== 0)),
-    }));
+    }),
+  );
 }
 
 const accountOf = (row: AccountKey): AccountKey => ({

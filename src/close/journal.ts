@@ -1,7 +1,7 @@
 import type { LedgerKind, MovementKind } from '../domain/movementKinds.ts';
 import { MOVEMENTS } from '../domain/movementKinds.ts';
 import type { MovementRow } from './movementRules.ts';
-import { sumByKey } from './sumByKey.ts';
+import { sortedByKey, sumByKey } from './sumByKey.ts';
 
 /** A movement summed for the journal: live money only, one business day, one kind, one currency. */
 export type JournalMovement = {
@@ -48,11 +48,10 @@ export function entryIdOf(
  * same journal. A zero movement books nothing.
  */
 export function buildJournalEntries(period: string, movements: JournalMovement[]): JournalEntry[] {
-  const sorted = movements
-    .filter((movement) => movement.amount !== 0)
-    .map((movement): [string, JournalMovement] => [entryOrderOf(movement), movement])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, movement]) => movement);
+  const sorted = sortedByKey(
+    movements.filter((movement) => movement.amount !== 0),
+    entryOrderOf,
+  );
   return sorted.map((movement) => {
     const posting = MOVEMENTS[movement.kind];
     const amount = Math.abs(movement.amount);
@@ -86,9 +85,8 @@ const KIND_ORDER = new Map(
 );
 
 /**
- * An entry's place in the journal, as one string compared by code point (the same on every machine, whatever its
- * locale data): currency, day, the closed period an adjustment is to (none first), the kind as MOVEMENTS orders
- * kinds, then the payout. Columns joined by U+0000, which sorts before any character they hold.
+ * An entry's place in the journal (sortedByKey): currency, day, the closed period an adjustment is to (none
+ * first), the kind as MOVEMENTS orders kinds, then the payout.
  */
 const entryOrderOf = (movement: JournalMovement) =>
   [
@@ -172,16 +170,15 @@ export function journalMovementsOf(
     addAmount,
     sums,
   );
-  return [...sums.values()]
-    .filter((entry) => entry.amount !== 0)
-    .map((entry): [string, JournalMovement] => [movementOrderOf(entry), entry])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, entry]) => entry);
+  return sortedByKey(
+    [...sums.values()].filter((entry) => entry.amount !== 0),
+    movementOrderOf,
+  );
 }
 
 /**
- * The report's order of journal movements, as one string: the period's own before its adjustments, per currency,
- * day and kind, a day's payouts by id before its sum. Columns joined by U+0000, which sorts before any they hold.
+ * The report's order of journal movements (sortedByKey): the period's own before its adjustments, per currency,
+ * day and kind, a day's payouts by id before its sum.
  */
 const movementOrderOf = (movement: JournalMovement) =>
   [

@@ -1,4 +1,5 @@
 import type { MovementRow } from './movementRules.ts';
+import { sortedByKey } from './sumByKey.ts';
 
 /** The account_type of a payout whose account's mode the provider never stated (movementQueries.ts). */
 export const UNKNOWN_MODE = 'unknown';
@@ -18,24 +19,17 @@ export type PayoutModeUnknownRow = {
  * currency, day and kind, by payout id.
  */
 export function payoutsOfUnknownMode(movements: MovementRow[]): PayoutModeUnknownRow[] {
-  return movements
-    .filter((row) => row.account_type === UNKNOWN_MODE && row.reference !== null)
-    .map((row) => ({
-      payout_id: row.reference as string,
-      account_id: row.account_id,
-      currency: row.currency,
-      day: row.day,
-      kind: row.kind,
-      amount: row.amount,
-    }))
-    .sort(
-      (a, b) =>
-        compare(a.account_id, b.account_id) ||
-        compare(a.currency, b.currency) ||
-        compare(a.day, b.day) ||
-        compare(a.kind, b.kind) ||
-        compare(a.payout_id, b.payout_id),
-    );
+  return sortedByKey(
+    movements
+      .filter((row) => row.account_type === UNKNOWN_MODE && row.reference !== null)
+      .map((row) => ({
+        payout_id: row.reference as string,
+        account_id: row.account_id,
+        currency: row.currency,
+        day: row.day,
+        kind: row.kind,
+        amount: row.amount,
+      })),
+    (row) => [row.account_id, row.currency, row.day, row.kind, row.payout_id].join('\u0000'),
+  );
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -31,3 +31,15 @@ export function addMovement(
 ): void {
   entry.totals[row.kind] += row.amount;
 }
+
+/**
+ * The items in the order of their keys, each made once and compared by code point: the same order on every
+ * machine, whatever its locale. A key of several columns joins them with U+0000, which sorts before any character
+ * they hold, so the columns order one after another.
+ */
+export function sortedByKey<Item>(items: Iterable<Item>, keyOf: (item: Item) => string): Item[] {
+  return [...items]
+    .map((item): [string, Item] => [keyOf(item), item])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, item]) => item);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMovement, sumByKey } from '../../src/close/sumByKey.ts';
+import { addMovement, sortedByKey, sumByKey } from '../../src/close/sumByKey.ts';
 import { emptyTotals } from '../../src/close/walk.ts';
 
 describe('summing rows by key', () => {
@@ -40,5 +40,22 @@ describe('summing rows by key', () => {
     );
     expect(both).toBe(first);
     expect(Object.fromEntries([...both].map(([key, { n }]) => [key, n]))).toEqual({ a: 1, b: 2, c: 1 });
+  });
+});
+
+describe('sorting items by key', () => {
+  it('compares keys by code point, and columns joined by U+0000 one after another', () => {
+    const rows = [
+      ['po_a', '2026-10-02'],
+      ['po_B', '2026-10-02'],
+      ['po_a', '2026-10-01'],
+      ['po_a2', '2026-10-01'],
+    ];
+    expect(sortedByKey(rows, (row) => row.join('\u0000'))).toEqual([
+      ['po_B', '2026-10-02'],
+      ['po_a', '2026-10-01'],
+      ['po_a', '2026-10-02'],
+      ['po_a2', '2026-10-01'],
+    ]);
   });
 });
