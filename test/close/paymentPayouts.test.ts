@@ -99,56 +99,61 @@ async function apply(db: pg.Pool, change: Write) {
     ]);
     if (updated.rowCount === 0) await payout(db, change.id, change.created_at);
   } else if (change.table === 'payout_lines') {
-    // A line written twice in one statement is written once, as the projection's upsert writes it; a line
-    // written again may move to another payout or payment.
-    const rows = [...new Map(change.rows.map((row) => [row[0], row])).values()];
-    const stored = new Set(
-      (
-        await db.query('select id from payout_lines where id = any($1::text[])', [rows.map((row) => row[0])])
-      ).rows.map((row) => row.id),
-    );
-    await db.query(
-      `update payout_lines l set payout_id = v.payout, kind = v.kind, source_id = v.payment, source_payment_id = v.payment
-         from jsonb_to_recordset($1::jsonb) as v (id text, payout text, kind text, payment text) where l.id = v.id`,
-      [
-        JSON.stringify(
-          rows
-            .filter((row) => stored.has(row[0]))
-            .map(([id, payout, kind, payment]) => ({ id, payout, kind, payment })),
-        ),
-      ],
-    );
-    await lines(
+    // A line written again may move to another payout or payment, as the projection's upsert writes it.
+    await writeAgain(
       db,
-      rows.filter((row) => !stored.has(row[0])),
+      'payout_lines',
+      change.rows,
+      ['id', 'payout', 'kind', 'payment'],
+      'payout_id = v.payout, kind = v.kind, source_id = v.payment, source_payment_id = v.payment',
+      (rows) => lines(db, rows),
     );
   } else if (change.table === 'provider_ledger_lines') {
     // A line listed again may name another payment, or move into a payout, as a listing's upsert writes it.
-    const rows = [...new Map(change.rows.map((row) => [row[0], row])).values()];
-    const { rows: stored } = await db.query(
-      'select id from provider_ledger_lines where id = any($1::text[])',
-      [rows.map((row) => row[0])],
-    );
-    const listed = new Set(stored.map((row) => row.id));
-    await db.query(
-      `update provider_ledger_lines l set source_id = v.payment, source_payment_id = v.payment, payout_id = v.payout,
-              kind = v.kind
-         from jsonb_to_recordset($1::jsonb) as v (id text, payment text, payout text, kind text) where l.id = v.id`,
-      [
-        JSON.stringify(
-          rows
-            .filter((row) => listed.has(row[0]))
-            .map(([id, payment, payout, kind]) => ({ id, payment, payout, kind })),
-        ),
-      ],
-    );
-    await ledgerLines(
+    await writeAgain(
       db,
-      rows.filter((row) => !listed.has(row[0])),
+      'provider_ledger_lines',
+      change.rows,
+      ['id', 'payment', 'payout', 'kind'],
+      'source_id = v.payment, source_payment_id = v.payment, payout_id = v.payout, kind = v.kind',
+      (rows) => ledgerLines(db, rows),
     );
   } else {
     await db.query(`delete from ${change.table.slice(7)} where id = $1`, [change.id]);
   }
+}
+
+/**
+ * Lines of one statement, a line written twice in it written once (the last wins, as an upsert writes it): those
+ * stored already updated in one statement (`set`, from `v`: each row's values named by `fields`), the others
+ * inserted by `insert`.
+ */
+async function writeAgain<Row extends [string, ...(string | null | undefined)[]]>(
+  db: pg.Pool,
+  table: 'payout_lines' | 'provider_ledger_lines',
+  written: Row[],
+  fields: string[],
+  set: string,
+  insert: (rows: Row[]) => Promise<void>,
+) {
+  const rows = [...new Map(written.map((row) => [row[0], row])).values()];
+  const { rows: found } = await db.query(`select id from ${table} where id = any($1::text[])`, [
+    rows.map((row) => row[0]),
+  ]);
+  const stored = new Set(found.map((row) => row.id));
+  await db.query(
+    `update ${table} l set ${set}
+       from jsonb_to_recordset($1::jsonb) as v (${fields.map((field) => `${field} text`).join(', ')})
+      where l.id = v.id`,
+    [
+      JSON.stringify(
+        rows
+          .filter((row) => stored.has(row[0]))
+          .map((row) => Object.fromEntries(fields.map((field, index) => [field, row[index]]))),
+      ),
+    ],
+  );
+  await insert(rows.filter((row) => !stored.has(row[0])));
 }
 
 beforeAll(async () => {
