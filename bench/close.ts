@@ -96,7 +96,8 @@ function printRounds(rounds: Round[], { built, files }: Built) {
       lines.join('') +
       `report and journal against the baseline, median over ${rounds.length} round${rounds.length === 1 ? '' : 's'}: ` +
       `${median(ratios).toFixed(2)} (target ≤ 5×)\n` +
-      `peak RSS while building, over every round: ${megabytes(Math.max(...rounds.map((round) => round.peakRss)))} MB (target ≤ 300 MB)\n` +
+      `peak RSS while building, over every round: ${megabytes(Math.max(...rounds.map((round) => round.peakRss)))} MB (target ≤ 300 MB), ` +
+      `${globalThis.gc ? 'each round from a collected heap' : 'rounds not collected between (run it as npm run bench:close, which passes --expose-gc)'}\n` +
       `the process's peak RSS as the system counts it, generation included: ${megabytes(process.resourceUsage().maxRSS * 1024)} MB\n`,
   );
 }

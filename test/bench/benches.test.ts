@@ -31,6 +31,7 @@ describe('benchmarks, run small', () => {
         /^2000 payments in 2026-10 \(America\/New_York\); 400 accounts, .* unexplained 100 cents; journal: \d+ entries/m,
         /^round 2: baseline [\d.]+ s, report \(\+CSV\/HTML\) [\d.]+ s, journal [\d.]+ s: ratio [\d.]+, peak RSS \d+ MB$/m,
         /^report and journal against the baseline, median over 2 rounds: [\d.]+ \(target ≤ 5×\)$/m,
+        /^peak RSS while building, over every round: \d+ MB \(target ≤ 300 MB\), rounds not collected between \(run it as npm run bench:close, which passes --expose-gc\)$/m,
       ],
     },
     {
